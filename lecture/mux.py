@@ -1,0 +1,73 @@
+"""ffmpeg steps: join silent scene videos without re-encoding, and mux in the narration
+as AAC-LC 48 kHz stereo with the moov atom at the front (fast start for YouTube)."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from voiceover.atomic import atomic_path
+
+
+class MuxError(RuntimeError):
+    pass
+
+
+def _ffmpeg(args: list[str], what: str) -> None:
+    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise MuxError(f"ffmpeg failed while {what}: {proc.stderr.strip()[-800:]}")
+
+
+def concat_videos(videos: list[Path], out: Path) -> Path:
+    """Stream-copy concatenation: nothing already encoded is encoded again."""
+    with atomic_path(out) as tmp:
+        listing = tmp.with_suffix(".txt")
+        listing.write_text("".join(f"file '{Path(v).resolve()}'\n" for v in videos), encoding="utf-8")
+        try:
+            _ffmpeg(["-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", "-f", "mp4", str(tmp)],
+                    f"joining {len(videos)} scene videos")
+        finally:
+            listing.unlink(missing_ok=True)
+    return out
+
+
+def mux(video: Path, audio_wav: Path, out: Path) -> Path:
+    """Video stream copied as is; narration encoded once to AAC-LC 48 kHz stereo."""
+    with atomic_path(out) as tmp:
+        _ffmpeg(["-i", str(video), "-i", str(audio_wav), "-map", "0:v:0", "-map", "1:a:0",
+                 "-c:v", "copy", "-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k",
+                 "-ar", "48000", "-ac", "2", "-movflags", "+faststart", "-f", "mp4", str(tmp)],
+                f"muxing {Path(video).name} with {Path(audio_wav).name}")
+    return out
+
+
+def probe(path: Path) -> dict:
+    """ffprobe's view of a file: streams and format, as a dict."""
+    proc = subprocess.run(["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", str(path)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise MuxError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+def moov_before_mdat(path: Path) -> bool:
+    """True when the MP4's index (moov) precedes its media data (mdat): fast start."""
+    with open(path, "rb") as f:
+        pos = 0
+        while True:
+            head = f.read(8)
+            if len(head) < 8:
+                return False
+            size, kind = int.from_bytes(head[:4], "big"), head[4:8]
+            if kind == b"moov":
+                return True
+            if kind == b"mdat":
+                return False
+            if size == 1:
+                size = int.from_bytes(f.read(8), "big")
+            elif size == 0:
+                return False
+            pos += size
+            f.seek(pos)

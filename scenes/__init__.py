@@ -1,0 +1,1 @@
+"""Manim scenes of the lecture, one module per scene; shared drawing lives in `scenes.kit`."""

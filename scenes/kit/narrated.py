@@ -1,0 +1,245 @@
+"""NarratedScene: a manim Scene whose clock is its narration's timeline.
+
+Scenes never invent durations. Inside `with self.beat("name") as b:` a scene asks
+`b.until("bookmark")` or `b.remaining()` for run times; the scene keeps its own frame
+clock, so every animation ends on the frame nearest the audio time it was aimed at and
+rounding never accumulates. Each beat is padded to its narrated end, the scene to its
+timeline's total, and a log records when each bookmark fired, which numbers were read
+and any text that left the frame or overlapped other text.
+"""
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+from itertools import combinations
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+from manim import MathTex, Scene, Tex, Text, MarkupText, Wait, config
+
+from scenes.kit import palette
+from voiceover.atomic import write_json
+from voiceover.script import ScriptError
+from voiceover.timeline import BeatTiming, Timeline, build_timeline
+
+TEXT_TYPES = (Text, MarkupText, Tex, MathTex)
+FRAME_MARGIN = 0.1  # scene units kept free at the frame's edges
+
+
+class TimelineError(ScriptError):
+    """A scene asked its timeline for a beat or bookmark the narration does not have."""
+
+
+class ClockTime(float):
+    """A run time that also carries the absolute scene time it is aimed at."""
+
+    target_s: float
+    bookmark: str | None
+
+    def __new__(cls, run_time: float, target_s: float, bookmark: str | None = None):
+        obj = super().__new__(cls, max(run_time, 0.0))
+        obj.target_s = target_s
+        obj.bookmark = bookmark
+        return obj
+
+
+class Beat:
+    """The clock of one narrated beat, handed out by `NarratedScene.beat`."""
+
+    def __init__(self, scene: "NarratedScene", timing: BeatTiming):
+        self.scene = scene
+        self.timing = timing
+
+    def until(self, bookmark: str) -> ClockTime:
+        """Run time that makes the next animation end exactly at `bookmark`."""
+        if bookmark not in self.timing.bookmarks:
+            tl = self.scene.timeline
+            raise TimelineError(
+                f"{tl.script_path}: scene '{tl.scene}', beat '{self.timing.name}' waits for bookmark "
+                f"'{bookmark}', which the beat's text lacks (it has: "
+                f"{', '.join(self.timing.bookmarks) or 'none'}); add {{#{bookmark}}} to the text")
+        target = self.timing.bookmarks[bookmark]
+        return ClockTime(target - self.scene.clock_s, target, bookmark)
+
+    def remaining(self) -> ClockTime:
+        """Run time that makes the next animation end with the beat (its pause included)."""
+        return ClockTime(self.timing.end_s - self.scene.clock_s, self.timing.end_s)
+
+    def speech_remaining(self) -> ClockTime:
+        """Run time until the voice stops speaking in this beat (before its pause)."""
+        end = self.timing.start_s + self.timing.speech_s
+        return ClockTime(end - self.scene.clock_s, end)
+
+    def fraction(self, share: float) -> ClockTime:
+        """Run time covering `share` of what is left of the beat's speech."""
+        end = self.timing.start_s + self.timing.speech_s
+        target = self.scene.clock_s + share * max(end - self.scene.clock_s, 0.0)
+        return ClockTime(target - self.scene.clock_s, target)
+
+
+class NarratedScene(Scene):
+    """Base class of every lecture scene. Subclasses set `script` to their narration name."""
+
+    script: str = ""
+
+    def setup(self) -> None:
+        if not self.script:
+            raise TimelineError(f"{type(self).__name__}: set `script` to the scene's narration name")
+        self.camera.background_color = palette.BACKGROUND
+        # Our build caches whole scenes; manim's per-animation cache would skip frames and
+        # let the clock drift, so it is off inside narrated scenes.
+        config.disable_caching = True
+        self.timeline = _load_timeline(self.script)
+        self.fps = config.frame_rate
+        self.frames = 0
+        self.fired: dict[str, float] = {}
+        self.numbers_read: dict[str, object] = {}
+        self.layout_problems: list[str] = []
+        self._beat_names: list[str] = []
+
+    # -- time ------------------------------------------------------------------------
+    @property
+    def clock_s(self) -> float:
+        return self.frames / self.fps
+
+    def play(self, *animations, run_time: float | None = None, **kwargs) -> None:
+        target = run_time.target_s if isinstance(run_time, ClockTime) else None
+        seconds = run_time if run_time is not None else _natural_run_time(animations)
+        wanted = round(target * self.fps) - self.frames if target is not None else round(seconds * self.fps)
+        wanted = max(int(wanted), 1)
+        self._advance(lambda rt: Scene.play(self, *animations, run_time=rt, **kwargs), wanted)
+        if isinstance(run_time, ClockTime) and run_time.bookmark:
+            self.fired[run_time.bookmark] = self.clock_s
+
+    def wait(self, duration: float = 1.0, **kwargs) -> None:
+        target = duration.target_s if isinstance(duration, ClockTime) else None
+        wanted = round(target * self.fps) - self.frames if target is not None else round(duration * self.fps)
+        if wanted >= 1:
+            self._advance(lambda rt: Scene.play(self, Wait(run_time=rt, **kwargs)), int(wanted))
+        if isinstance(duration, ClockTime) and duration.bookmark:
+            self.fired[duration.bookmark] = self.clock_s
+
+    def wait_until(self, clock: ClockTime) -> None:
+        self.wait(clock)
+
+    def _advance(self, play_fn, frames: int) -> None:
+        """Run `play_fn` so that exactly `frames` frames are written.
+
+        manim writes ceil(run_time*fps) frames for a moving animation but floor(...) for a
+        frozen one; aiming half a frame inside gives `frames` or `frames - 1`, and a frozen
+        top-up supplies the missing frame. (Scene.play is called directly: Scene.wait
+        would come back through our own `play`.)"""
+        before = self.renderer.time
+        play_fn((frames - 0.5) / self.fps)
+        if self.renderer.skip_animations:  # `-s` stills: nothing is written, count as asked
+            self.frames += frames
+            return
+        written = int(round((self.renderer.time - before) * self.fps))
+        if written < frames:
+            Scene.play(self, Wait(run_time=(frames - written + 0.5) / self.fps, frozen_frame=True))
+            written = int(round((self.renderer.time - before) * self.fps))
+        self.frames += written
+
+    # -- beats -----------------------------------------------------------------------
+    @contextmanager
+    def beat(self, name: str) -> Iterator[Beat]:
+        try:
+            timing = self.timeline.beat(name)
+        except ScriptError as err:
+            raise TimelineError(f"scene {type(self).__name__}: {err}") from None
+        if self.clock_s < timing.start_s - 0.5 / self.fps:
+            self.wait(ClockTime(timing.start_s - self.clock_s, timing.start_s))
+        self._beat_names.append(name)
+        yield Beat(self, timing)
+        self._check_layout(name)
+        self.wait(ClockTime(timing.end_s - self.clock_s, timing.end_s))
+
+    def number(self, key: str):
+        """A value from `ffn_core`'s audited registry (never a typed-in figure)."""
+        from ffn_core.numbers import number
+
+        value = number(key).value
+        self.numbers_read[key] = value
+        return value
+
+    # -- checks and log ----------------------------------------------------------------
+    def _check_layout(self, beat: str) -> None:
+        texts = [m for m in self._visible_family() if isinstance(m, TEXT_TYPES)]
+        half_w = config.frame_width / 2 - FRAME_MARGIN
+        half_h = config.frame_height / 2 - FRAME_MARGIN
+        boxes = []
+        for m in texts:
+            lo, hi = m.get_corner(np.array([-1, -1, 0])), m.get_corner(np.array([1, 1, 0]))
+            name = _describe(m)
+            if lo[0] < -half_w or hi[0] > half_w or lo[1] < -half_h or hi[1] > half_h:
+                self.layout_problems.append(f"beat '{beat}': {name} leaves the frame")
+            boxes.append((name, lo, hi))
+        for (na, la, ha), (nb, lb, hb) in combinations(boxes, 2):
+            overlap_w = min(ha[0], hb[0]) - max(la[0], lb[0])
+            overlap_h = min(ha[1], hb[1]) - max(la[1], lb[1])
+            if overlap_w > 0.02 and overlap_h > 0.02:
+                self.layout_problems.append(f"beat '{beat}': {na} overlaps {nb}")
+
+    def _visible_family(self):
+        """Top-most text mobjects on screen (a Text's own glyphs are not compared)."""
+        found = []
+
+        def walk(mob):
+            if isinstance(mob, TEXT_TYPES):
+                if mob.get_fill_opacity() > 0.05 or mob.get_stroke_opacity() > 0.05:
+                    found.append(mob)
+                return
+            for sub in mob.submobjects:
+                walk(sub)
+
+        for mob in self.mobjects:
+            walk(mob)
+        return found
+
+    def tear_down(self) -> None:
+        total = self.timeline.total_s
+        if self.clock_s < total - 0.5 / self.fps:
+            self.wait(ClockTime(total - self.clock_s, total))
+        if os.environ.get("FFN_STRICT_LAYOUT") and self.layout_problems:
+            raise TimelineError(f"scene {type(self).__name__}: layout problems: {self.layout_problems}")
+        self._write_log()
+
+    def _write_log(self) -> None:
+        path = os.environ.get("FFN_SCENE_LOG")
+        target = Path(path) if path else Path(config.media_dir) / "ffn_logs" / f"{type(self).__name__}.json"
+        write_json(target, {
+            "scene": type(self).__name__, "script": self.script, "fps": self.fps,
+            "frames": self.frames, "duration_s": self.clock_s, "timeline_total_s": self.timeline.total_s,
+            "beats": self._beat_names, "bookmarks_fired_s": self.fired,
+            "bookmarks_timeline_s": self.timeline.bookmark_times(),
+            "numbers_read": {k: _jsonable(v) for k, v in self.numbers_read.items()},
+            "layout_problems": self.layout_problems,
+        })
+
+
+def _load_timeline(script: str) -> Timeline:
+    """The build passes a prepared timeline; a standalone `manim` run narrates on demand."""
+    path = os.environ.get("FFN_TIMELINE")
+    if path:
+        return Timeline.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    return build_timeline(script)
+
+
+def _natural_run_time(animations) -> float:
+    times = [getattr(a, "run_time", 1.0) for a in animations if hasattr(a, "run_time")]
+    return max(times) if times else 1.0
+
+
+def _describe(mob) -> str:
+    text = getattr(mob, "text", None) or getattr(mob, "tex_string", None) or type(mob).__name__
+    return f"{type(mob).__name__}({str(text)[:30]!r})"
+
+
+def _jsonable(value):
+    if isinstance(value, (int, float, str, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return str(value)

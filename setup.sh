@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for ffn-video: system packages, then a virtual environment
+# at .venv with the project installed editable. Safe to run again: each step is skipped when
+# it is already done, so a second run takes a second or two.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+APT_PACKAGES=(
+  libpango1.0-dev libcairo2-dev pkg-config    # ManimPango builds against these
+  ffmpeg sox espeak-ng                        # video mux, audio checks, Spanish speech
+  texlive-latex-base texlive-latex-extra texlive-fonts-recommended texlive-lang-spanish dvisvgm
+  fonts-dejavu-core                           # the kit's font: has á é í ó ú ñ ¿ ¡
+)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing system packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: these need root; run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+
+# Reinstall only when the project's declared dependencies change.
+stamp=.venv/.ffn-video-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing the project into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  # torch first and pinned: it resolves to the CPU build on disk, never a CUDA download.
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q -e ".[dev]"
+  echo "$want" > "$stamp"
+fi
+echo "setup: ready"

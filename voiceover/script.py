@@ -1,0 +1,168 @@
+"""Narration scripts: one TOML file per scene, an ordered list of beats of Spanish text.
+
+Inside a beat's text:
+- `{#nombre}` is a bookmark: a named instant an animation can wait for;
+- `{clave:formato}` is a number read from `ffn_core` and spoken the Spanish way
+  (see `voiceover.spoken`); numbers are never typed into the narration by hand.
+
+Every error names the file, the line and the beat at fault.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from voiceover.paths import script_path
+
+BOOKMARK_RE = re.compile(r"\{#([^{}]*)\}")
+FIELD_RE = re.compile(r"\{(?!#)([^{}]*)\}")
+TOKEN_RE = re.compile(r"\{[^{}]*\}")
+VALID_NAME_RE = re.compile(r"^[a-z0-9_]+$")
+# What espeak-ng's Spanish voices read well. Anything else (emoji, markup, `<`, `&`) is
+# refused at load time instead of being spelled out or skipped silently at synthesis.
+SPEAKABLE_RE = re.compile(r"^[\sA-Za-z0-9áéíóúüñÁÉÍÓÚÜÑ.,;:¡!¿?«»\"'()\-–—…/%]*$")
+DEFAULT_PAUSE_S = 0.5
+
+
+class ScriptError(ValueError):
+    """A narration file that cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class BeatScript:
+    """One beat as written. `segments[i]` is the text before `bookmarks[i]`; the last
+    segment follows the last bookmark, so there is one more segment than bookmarks.
+    Segments still hold `{clave:formato}` fields; `voiceover.spoken` resolves them."""
+
+    name: str
+    segments: tuple[str, ...]
+    bookmarks: tuple[str, ...]
+    pause_s: float
+    line: int  # 1-based line of the beat's `[[beat]]` header in its file
+
+
+@dataclass(frozen=True)
+class Script:
+    scene: str
+    title: str  # Spanish chapter title
+    beats: tuple[BeatScript, ...]
+    path: Path
+
+    def beat(self, name: str) -> BeatScript:
+        for beat in self.beats:
+            if beat.name == name:
+                return beat
+        known = ", ".join(b.name for b in self.beats)
+        raise ScriptError(f"{self.path}: scene '{self.scene}' has no beat '{name}' (beats: {known})")
+
+    def fields(self) -> tuple[str, ...]:
+        """Every `{clave:formato}` field used, in order of appearance."""
+        return tuple(m.group(1) for b in self.beats for s in b.segments for m in FIELD_RE.finditer(s))
+
+
+def load_script(scene: str, path: Path | None = None) -> Script:
+    """Read and validate the narration file of `scene`."""
+    path = Path(path) if path else script_path(scene)
+    if not path.exists():
+        raise ScriptError(f"{path}: no narration file for scene '{scene}'")
+    raw = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as err:
+        match = re.search(r"at line (\d+), column (\d+)", str(err))
+        where = f"{path}:{match.group(1)}" if match else str(path)
+        raise ScriptError(f"{where}: TOML syntax error: {err}") from None
+    return parse_script(scene, data, raw, path)
+
+
+def parse_script(scene: str, data: dict, raw: str, path: Path) -> Script:
+    lines = raw.splitlines()
+    header_lines = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[beat]]"]
+    title = data.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise ScriptError(f"{path}:1: scene '{scene}' needs a non-empty `title` (its chapter name)")
+    entries = data.get("beat")
+    if not isinstance(entries, list) or not entries:
+        raise ScriptError(f"{path}:1: scene '{scene}' has no [[beat]] tables")
+    beats: list[BeatScript] = []
+    seen_beats: set[str] = set()
+    seen_marks: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        line = header_lines[index] if index < len(header_lines) else 1
+        name = entry.get("name")
+        where = f"{path}:{line}: beat #{index + 1}"
+        if not isinstance(name, str) or not VALID_NAME_RE.match(name):
+            raise ScriptError(f"{where}: `name` must be lowercase letters, digits or _ (got {name!r})")
+        where = f"{path}:{line}: beat '{name}'"
+        if name in seen_beats:
+            raise ScriptError(f"{where}: duplicate beat name")
+        seen_beats.add(name)
+        text = entry.get("text")
+        if not isinstance(text, str) or not TOKEN_RE.sub("", text).strip():
+            raise ScriptError(f"{where}: empty text")
+        text_line = _text_line(lines, line)
+        segments, marks = _split(text, path, name, text_line)
+        for mark in marks:
+            if mark in seen_marks:
+                raise ScriptError(f"{path}:{_line_of(text, '{#' + mark + '}', text_line)}: beat '{name}': "
+                                  f"duplicate bookmark '{mark}' (already in beat '{seen_marks[mark]}')")
+            seen_marks[mark] = name
+        pause = entry.get("pause_s", DEFAULT_PAUSE_S)
+        if not isinstance(pause, (int, float)) or pause < 0:
+            raise ScriptError(f"{where}: pause_s must be a number of seconds >= 0 (got {pause!r})")
+        unknown = set(entry) - {"name", "text", "pause_s"}
+        if unknown:
+            raise ScriptError(f"{where}: unknown keys {sorted(unknown)} (allowed: name, text, pause_s)")
+        beats.append(BeatScript(name, segments, marks, float(pause), line))
+    return Script(scene, title.strip(), tuple(beats), path)
+
+
+def _split(text: str, path: Path, beat: str, text_line: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # Braces that are neither a bookmark nor a field are typos that would be spoken aloud.
+    stray = re.search(r"[{}]", TOKEN_RE.sub("", text))
+    if stray:
+        raise ScriptError(f"{path}:{_line_at(text, stray.start(), text_line)}: beat '{beat}': "
+                          f"unbalanced brace {stray.group(0)!r}")
+    marks = []
+    for m in BOOKMARK_RE.finditer(text):
+        if not VALID_NAME_RE.match(m.group(1)):
+            raise ScriptError(f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': malformed "
+                              f"bookmark {m.group(0)!r}: use {{#name}} with lowercase letters, digits, _")
+        if m.group(1) in marks:
+            raise ScriptError(f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': "
+                              f"duplicate bookmark '{m.group(1)}'")
+        marks.append(m.group(1))
+    for m in FIELD_RE.finditer(text):
+        if not re.match(r"^[a-z0-9_.]+:[a-z_]+$", m.group(1)):
+            raise ScriptError(f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': malformed "
+                              f"number field {m.group(0)!r}: use {{clave.del.numero:formato}}")
+    plain = TOKEN_RE.sub(" ", text)
+    for i, ch in enumerate(plain):
+        if not SPEAKABLE_RE.match(ch):
+            raise ScriptError(f"{path}:{_line_at(text, i, text_line)}: beat '{beat}': the speech engine "
+                              f"cannot speak {ch!r} (U+{ord(ch):04X}); write it out in words")
+    parts = BOOKMARK_RE.split(text)
+    segments = tuple(" ".join(p.split()) for p in parts[0::2])
+    return segments, tuple(marks)
+
+
+def _text_line(lines: list[str], header_line: int) -> int:
+    """Line where a beat's text starts (the line after `text = \"\"\"` when it opens one)."""
+    for i in range(header_line, len(lines)):
+        stripped = lines[i].strip()
+        if stripped.startswith("text"):
+            return i + 2 if stripped.endswith('"""') or stripped.endswith("'''") else i + 1
+        if stripped == "[[beat]]":
+            break
+    return header_line
+
+
+def _line_at(text: str, index: int, text_line: int) -> int:
+    return text_line + text.count("\n", 0, index)
+
+
+def _line_of(text: str, needle: str, text_line: int) -> int:
+    index = text.find(needle)
+    return _line_at(text, max(index, 0), text_line)
