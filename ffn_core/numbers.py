@@ -37,7 +37,20 @@ class Number:
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, (int, float, tuple)):
-            raise TypeError(f"number {self.key!r}: value must be int, float or tuple, got {type(self.value).__name__}")
+            raise TypeError(f"number {self.key!r}: value must be int, float or tuple, "
+                            f"got {type(self.value).__name__}")
+
+
+_COUNT_FIELDS = (  # ParamCounts attribute -> unit
+    ("total", PARAMETERS), ("token_embedding", PARAMETERS), ("position_embedding", PARAMETERS),
+    ("output_head", PARAMETERS), ("attention_per_layer", PARAMETERS), ("ffn_per_layer", PARAMETERS),
+    ("norms_per_layer", PARAMETERS), ("attention_total", PARAMETERS), ("ffn_total", PARAMETERS),
+    ("ffn_share", FRACTION), ("attention_share", FRACTION), ("ffn_share_of_total", FRACTION),
+)
+_CONFIG_FIELDS = (  # ModelConfig attribute -> unit
+    ("n_layers", "layers"), ("d_model", WIDTH), ("d_ff", WIDTH), ("n_heads", "heads"),
+    ("n_kv_heads", "heads"), ("vocab_size", "tokens"),
+)
 
 
 def _params_numbers() -> tuple[Number, ...]:
@@ -48,25 +61,11 @@ def _params_numbers() -> tuple[Number, ...]:
         counts = param_counts(name)
         call = f"ffn_core.params.param_counts({name!r})"
         cfg = f"ffn_core.params.get_config({name!r})"
+        numbers += [Number(f"params.{name}.{field}", getattr(counts, field), unit, f"{call}.{field}")
+                    for field, unit in _COUNT_FIELDS]
+        numbers += [Number(f"params.{name}.{field}", getattr(config, field), unit, f"{cfg}.{field}")
+                    for field, unit in _CONFIG_FIELDS]
         numbers += [
-            Number(f"params.{name}.total", counts.total, PARAMETERS, f"{call}.total"),
-            Number(f"params.{name}.token_embedding", counts.token_embedding, PARAMETERS, f"{call}.token_embedding"),
-            Number(f"params.{name}.position_embedding", counts.position_embedding, PARAMETERS, f"{call}.position_embedding"),
-            Number(f"params.{name}.output_head", counts.output_head, PARAMETERS, f"{call}.output_head"),
-            Number(f"params.{name}.attention_per_layer", counts.attention_per_layer, PARAMETERS, f"{call}.attention_per_layer"),
-            Number(f"params.{name}.ffn_per_layer", counts.ffn_per_layer, PARAMETERS, f"{call}.ffn_per_layer"),
-            Number(f"params.{name}.norms_per_layer", counts.norms_per_layer, PARAMETERS, f"{call}.norms_per_layer"),
-            Number(f"params.{name}.attention_total", counts.attention_total, PARAMETERS, f"{call}.attention_total"),
-            Number(f"params.{name}.ffn_total", counts.ffn_total, PARAMETERS, f"{call}.ffn_total"),
-            Number(f"params.{name}.ffn_share", counts.ffn_share, FRACTION, f"{call}.ffn_share"),
-            Number(f"params.{name}.attention_share", counts.attention_share, FRACTION, f"{call}.attention_share"),
-            Number(f"params.{name}.ffn_share_of_total", counts.ffn_share_of_total, FRACTION, f"{call}.ffn_share_of_total"),
-            Number(f"params.{name}.n_layers", config.n_layers, "layers", f"{cfg}.n_layers"),
-            Number(f"params.{name}.d_model", config.d_model, WIDTH, f"{cfg}.d_model"),
-            Number(f"params.{name}.d_ff", config.d_ff, WIDTH, f"{cfg}.d_ff"),
-            Number(f"params.{name}.n_heads", config.n_heads, "heads", f"{cfg}.n_heads"),
-            Number(f"params.{name}.n_kv_heads", config.n_kv_heads, "heads", f"{cfg}.n_kv_heads"),
-            Number(f"params.{name}.vocab_size", config.vocab_size, "tokens", f"{cfg}.vocab_size"),
             Number(f"params.{name}.published_total", config.published_total, PARAMETERS,
                    f"{cfg}.published_total ({config.published_source})"),
             Number(f"params.{name}.total_vs_published", counts.total / config.published_total - 1.0,
@@ -114,6 +113,30 @@ def _examples_numbers() -> tuple[Number, ...]:
         Number("perro.d_ff", len(walk.expanded), WIDTH, f"len({wk}.expanded)"),
         Number("perro.key_value_max_difference", reading.max_abs_difference, "absolute difference",
                "ffn_core.ffn.key_value_reading(perro).max_abs_difference"),
+        # What the expand/contract scene draws and says, entry by entry (narration speaks scalars).
+        Number("expand_contract.input_width", len(example.expand.input), WIDTH, f"len({ec}.expand.input)"),
+        Number("expand_contract.expanded_width", len(example.expanded), WIDTH, f"len({ec}.expanded)"),
+        Number("expand_contract.expand_matrix", example.expand.matrix, "matrix", f"{ec}.expand.matrix"),
+        Number("expand_contract.contract_matrix", example.contract.matrix, "matrix", f"{ec}.contract.matrix"),
+        Number("expand_contract.expand_products", example.expand.products, "products per output",
+               f"{ec}.expand.products"),
+        Number("expand_contract.contract_products", example.contract.products, "products per output",
+               f"{ec}.contract.products"),
+        *(Number(f"expand_contract.input_{i}", v, "value", f"{ec}.expand.input[{i}]")
+          for i, v in enumerate(example.expand.input)),
+        *(Number(f"expand_contract.expand_{i}_{j}", v, "value", f"{ec}.expand.matrix[{i}][{j}]")
+          for i, row in enumerate(example.expand.matrix) for j, v in enumerate(row)),
+        *(Number(f"expand_contract.expanded_{j}", v, "value", f"{ec}.expanded[{j}]")
+          for j, v in enumerate(example.expanded)),
+        *(Number(f"expand_contract.contracted_{j}", v, "value", f"{ec}.contracted[{j}]")
+          for j, v in enumerate(example.contracted)),
+        Number("perro.d_model", len(walk.trace.x), WIDTH, f"len({wk}.trace.x)"),
+        # The key-value reading term by term: neuron i adds activation_i * value_i to the output.
+        *(Number(f"perro.contribution.n{i + 1}", term, "vector",
+                 f"ffn_core.ffn.key_value_reading(perro).terms[{i}]") for i, term in enumerate(reading.terms)),
+        Number("perro.loudest_neuron", 1 + max(range(len(reading.terms)),
+                                               key=lambda i: sum(v * v for v in reading.terms[i])),
+               "neuron (1-based)", "1 + argmax_i |ffn_core.ffn.key_value_reading(perro).terms[i]|"),
     )
 
 
@@ -131,6 +154,9 @@ def _xor_numbers() -> tuple[Number, ...]:
                f"{call}.linear.achievable_splits"),
         Number("xor.linear_lines_tried", result.linear.n_lines_tried, "lines", f"{call}.linear.n_lines_tried"),
         Number("xor.sweep_best_accuracy", max(sweep), FRACTION, f"max(frame.accuracy for frame in {call}.sweep)"),
+        Number("xor.n_points", len(result.points), "points", f"len({call}.points)"),
+        Number("xor.sweep_correct_points", tuple(sum(frame.correct) for frame in result.sweep), "points of 4",
+               f"{call}.sweep[*].correct (count of True)"),
         Number("xor.mlp_accuracy", result.mlp.accuracy, FRACTION, f"{call}.mlp.accuracy"),
         Number("xor.mlp_correct_points", round(result.mlp.accuracy * 4), "points of 4", f"{call}.mlp.accuracy * 4"),
         Number("xor.mlp_hidden", result.mlp.hidden, "neurons", f"{call}.mlp.hidden"),
@@ -155,7 +181,11 @@ def _approx_numbers() -> tuple[Number, ...]:
             Number(f"approx.n{fit.n_neurons}.rms_error", fit.rms_error, "y units (RMS)",
                    f"{call}.fit({fit.n_neurons}).rms_error"),
             Number(f"approx.n{fit.n_neurons}.folds", len(fit.folds), "kinks", f"len({call}.fit({fit.n_neurons}).folds)"),
+            Number(f"approx.n{fit.n_neurons}.neurons", fit.n_neurons, "neurons", f"{call}.fit({fit.n_neurons}).n_neurons"),
         ]
+    first, last = result.fits[0], result.fits[-1]
+    numbers.append(Number("approx.rms_shrink_factor", round(first.rms_error / last.rms_error),
+                          "times (rounded ratio)", f"round({call}.fits[0].rms_error / {call}.fits[-1].rms_error)"))
     return tuple(numbers)
 
 
@@ -195,6 +225,7 @@ def _pretrained_numbers() -> tuple[Number, ...]:
 
     result = solve()
     call = "ffn_core.pretrained.solve()"
+    sample = result.pre_activation[:10]
     return (
         Number("pretrained.minilm.layer", result.layer, "block index (0-based)", f"{call}.layer"),
         Number("pretrained.minilm.d_model", result.d_model, WIDTH, f"{call}.d_model"),
@@ -206,6 +237,34 @@ def _pretrained_numbers() -> tuple[Number, ...]:
         Number("pretrained.minilm.top_activation", result.top_neurons[0][1], "activation", f"{call}.top_neurons[0][1]"),
         Number("pretrained.minilm.active_share_per_token", result.active_share_per_token, FRACTION,
                f"{call}.active_share_per_token"),
+        # The ReLU scene's row: the first neurons, an unpicked sample (the strongest would flatter).
+        Number("pretrained.minilm.block_number", result.layer + 1, "block (1-based)", f"{call}.layer + 1"),
+        Number("pretrained.minilm.sample_size", len(sample), "neurons", f"len({call}.pre_activation[:10])"),
+        Number("pretrained.minilm.sample_pre_activations", sample, "pre-activation",
+               f"{call}.pre_activation[:10]"),
+        Number("pretrained.minilm.sample_activations", result.activation[:len(sample)], "GELU activation",
+               f"{call}.activation[:10]"),
+        Number("pretrained.minilm.sample_n_positive", sum(v > 0 for v in sample), "neurons",
+               f"sum(v > 0 for v in {call}.pre_activation[:10])"),
+    )
+
+
+def _collapse_numbers() -> tuple[Number, ...]:
+    from ffn_core.collapse import solve
+
+    result = solve()
+    call = "ffn_core.collapse.solve()"
+    return (
+        Number("collapse.w1", result.w1, "matrix (3x4)", f"{call}.w1"),
+        Number("collapse.w2", result.w2, "matrix (4x3)", f"{call}.w2"),
+        Number("collapse.product", result.product, "matrix (3x3)", f"{call}.product"),
+        Number("collapse.x", result.x, "vector", f"{call}.x"),
+        Number("collapse.hidden", result.hidden, "vector", f"{call}.hidden"),
+        Number("collapse.hidden_relu", result.hidden_relu, "vector", f"{call}.hidden_relu"),
+        Number("collapse.linear_output", result.linear_output, "vector", f"{call}.linear_output"),
+        Number("collapse.relu_output", result.relu_output, "vector", f"{call}.relu_output"),
+        Number("collapse.n_silenced", len(result.silenced), "neurons", f"len({call}.silenced)"),
+        Number("collapse.max_difference", result.max_difference, "absolute difference", f"{call}.max_difference"),
     )
 
 
@@ -219,6 +278,7 @@ _PROVIDERS: dict[str, Callable[[], tuple[Number, ...]]] = {
     "approx": _approx_numbers,
     "memory": _memory_numbers,
     "pretrained": _pretrained_numbers,
+    "collapse": _collapse_numbers,
 }
 
 
