@@ -1,6 +1,8 @@
 """Narration files: bad input is reported with the file, line and beat at fault."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from voiceover.script import ScriptError, load_script
@@ -61,3 +63,133 @@ def test_numbers_are_said_the_spanish_way():
     assert say(0.6683937823834197, "fraccion").spoken == "algo más de dos tercios"
     assert say(2.29, "decimal").spoken == "dos coma veintinueve"
     assert say(2.05, "decimal").spoken == "dos coma cero cinco"
+
+
+# -- numbers from ffn_core and bookmarks scenes wait for ------------------------------
+
+import types  # noqa: E402
+
+from voiceover.timeline import build_timeline, require_bookmarks  # noqa: E402
+
+FIELDS = '''title = "T"
+
+[[beat]]
+name = "cifras"
+text = """
+El bloque suma {params.llama2_7b.attention_per_layer:millones} de pesos,
+y la capa guarda {params.no_existe:porcentaje} de ellos.
+"""
+'''
+
+
+class NeverSpeaks:
+    """Numbers are resolved before any synthesis: an engine that must not be called."""
+
+    name = "ninguno"
+
+    def settings(self) -> dict:
+        return {}
+
+    def synthesize(self, text, out_wav):
+        raise AssertionError("synthesis before the numbers were checked")
+
+
+@pytest.fixture
+def cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("FFN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FFN_RECORDINGS_DIR", str(tmp_path / "no_recordings"))
+
+
+def test_a_missing_number_key_names_the_script_line_and_key(tmp_path, cache):
+    path = write(tmp_path, FIELDS)
+    with pytest.raises(ScriptError) as err:
+        build_timeline("escena", engine=NeverSpeaks(), script=load_script("escena", path))
+    message = str(err.value)
+    assert message.startswith(f"{path}:7: beat 'cifras': ")
+    assert "number key 'params.no_existe'" in message
+
+
+def test_a_number_in_the_wrong_format_names_its_field(tmp_path, cache):
+    path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "Son {x:entero} pesos."\n')
+    with pytest.raises(ScriptError, match=rf"{path}:4: beat 'a': field {{x:entero}}: 2.5 is not an integer"):
+        build_timeline("escena", engine=NeverSpeaks(), script=load_script("escena", path), lookup={"x": 2.5}.__getitem__)
+
+
+def test_numbers_are_spoken_and_written_from_the_registry(tmp_path, cache):
+    path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "Son {n:millones} de pesos, {r:fraccion}."\n')
+    spoken = []
+
+    class Recorder(NeverSpeaks):
+        def synthesize(self, text, out_wav):
+            import numpy as np
+            import soundfile
+            spoken.append(text)
+            soundfile.write(str(out_wav), np.zeros(4800, np.float32), 48_000, subtype="PCM_16", format="WAV")
+
+    timeline = build_timeline("escena", engine=Recorder(), script=load_script("escena", path),
+                              lookup={"n": 6_738_415_616, "r": 2 / 3}.__getitem__)
+    assert spoken == ["Son unos seis mil setecientos treinta y ocho millones de pesos, dos tercios."]
+    assert timeline.beats[0].segments[0].text == "Son unos 6\u202f738 millones de pesos, dos tercios."
+
+
+def test_the_shipped_fields_are_well_formed():
+    from voiceover.paths import SCRIPT_DIR
+
+    for path in sorted(SCRIPT_DIR.glob("*.toml")):
+        script = load_script(path.stem, path)
+        for field in script.fields():
+            key, _, fmt = field.partition(":")
+            assert fmt in ("entero", "millones", "porcentaje", "fraccion", "decimal"), (path, field)
+
+
+def timeline_with_bookmarks(tmp_path):
+    from voiceover.timeline import BeatTiming, Segment, Timeline
+
+    seg = Segment("hola", "hola", 0.0, 1.0, "")
+    beat = BeatTiming("saludo", 0.0, 2.0, 0.5, {"hola": 1.0}, (seg, seg))
+    return Timeline("escena", "T", (beat,), 2.5, str(tmp_path / "escena.toml"))
+
+
+def test_a_bookmark_the_scene_waits_for_but_the_script_lacks_is_named(tmp_path):
+    timeline = timeline_with_bookmarks(tmp_path)
+    assert require_bookmarks(timeline, "saludo", ["hola"]) == {"hola": 1.0}
+    with pytest.raises(ScriptError) as err:
+        require_bookmarks(timeline, "saludo", ["hola", "adios"])
+    message = str(err.value)
+    assert f"{tmp_path / 'escena.toml'}: scene 'escena', beat 'saludo' waits for bookmark 'adios'" in message
+    assert "(it has: hola)" in message and "{#adios}" in message
+
+
+def test_the_scene_kit_names_a_missing_bookmark_without_rendering(tmp_path):
+    from scenes.kit.narrated import Beat, TimelineError
+
+    timeline = timeline_with_bookmarks(tmp_path)
+    scene = types.SimpleNamespace(timeline=timeline, clock_s=0.0)  # what Beat reads of its scene
+    beat = Beat(scene, timeline.beat("saludo"))
+    assert beat.until("hola") == pytest.approx(1.0)
+    with pytest.raises(TimelineError, match=r"scene 'escena', beat 'saludo' waits for bookmark 'adios'"):
+        beat.until("adios")
+
+
+def test_a_beat_the_scene_asks_for_but_the_script_lacks_is_named(tmp_path):
+    with pytest.raises(ScriptError, match=r"scene 'escena' has no beat 'despedida' \(beats: saludo\)"):
+        require_bookmarks(timeline_with_bookmarks(tmp_path), "despedida", [])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("hola {#x mundo", r":4: beat 'a': unbalanced brace '\{'"),
+    ("hola {clave} mundo", r":4: beat 'a': malformed number field '\{clave\}'"),
+    ("hola {#} mundo", r":4: beat 'a': malformed bookmark"),
+    ("a < b", r":4: beat 'a': the speech engine cannot speak '<'"),
+])
+def test_each_malformed_text_names_file_line_and_beat(tmp_path, text, message):
+    path = write(tmp_path, f'title = "T"\n[[beat]]\nname = "a"\ntext = "{text}"\n')
+    with pytest.raises(ScriptError, match=re.escape(str(path)) + message):
+        load_script("escena", path)
+
+
+def test_a_bookmark_repeated_in_another_beat_names_both(tmp_path):
+    path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "uno {#x} dos"\n'
+                           '[[beat]]\nname = "b"\ntext = "tres {#x} cuatro"\n')
+    with pytest.raises(ScriptError, match=rf"{path}:7: beat 'b': duplicate bookmark 'x' \(already in beat 'a'\)"):
+        load_script("escena", path)

@@ -41,6 +41,13 @@ class BeatScript:
     bookmarks: tuple[str, ...]
     pause_s: float
     line: int  # 1-based line of the beat's `[[beat]]` header in its file
+    text: str = ""      # the text as written, fields and bookmarks included
+    text_line: int = 0  # 1-based line where `text` starts in the file
+
+    def line_of(self, token: str) -> int:
+        """File line of the first `token` in the beat's text (the header line if absent)."""
+        index = self.text.find(token)
+        return self.line if index < 0 or not self.text_line else _line_at(self.text, index, self.text_line)
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,7 @@ def parse_script(scene: str, data: dict, raw: str, path: Path) -> Script:
         unknown = set(entry) - {"name", "text", "pause_s"}
         if unknown:
             raise ScriptError(f"{where}: unknown keys {sorted(unknown)} (allowed: name, text, pause_s)")
-        beats.append(BeatScript(name, segments, marks, float(pause), line))
+        beats.append(BeatScript(name, segments, marks, float(pause), line, text, text_line))
     return Script(scene, title.strip(), tuple(beats), path)
 
 

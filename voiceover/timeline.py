@@ -1,8 +1,10 @@
 """Timelines: when each beat, segment and bookmark of a scene's narration happens.
 
 The timeline is the only source of time for scenes. Times are measured from the real
-audio: each stretch of text between two bookmarks is synthesised on its own, so a
-bookmark's time is the exact sum of the clip durations before it.
+audio: each stretch of text between two bookmarks is synthesised on its own (or taken
+from the lecturer's recording of it, see `voiceover.recordings`), so a bookmark's time
+is the exact sum of the clip durations before it. Clips are cached by text, engine and
+settings: editing one beat re-synthesises that beat only.
 """
 from __future__ import annotations
 
@@ -10,16 +12,18 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Iterable
 
 import soundfile
 
 from voiceover.atomic import atomic_path, write_json
 from voiceover.engines import Engine, default_engine
 from voiceover.paths import cache_dir
+from voiceover.recordings import find_recordings, recorded_clip
 from voiceover.script import FIELD_RE, Script, ScriptError, load_script
 from voiceover.spoken import FieldError, render
 
-TIMELINE_VERSION = 1
+TIMELINE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,11 @@ class Segment:
     start_s: float   # from the start of the scene
     duration_s: float
     clip: str        # path of the clip's WAV ("" for an empty segment)
+    source: str = ""  # engine name, or the path of the lecturer's recording it came from
+
+    @property
+    def end_s(self) -> float:
+        return self.start_s + self.duration_s
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,11 @@ class BeatTiming:
     @property
     def duration_s(self) -> float:
         return self.speech_s + self.pause_s
+
+    @property
+    def text(self) -> str:
+        """The beat's text as subtitles show it (bookmarks removed, numbers in digits)."""
+        return " ".join(s.text for s in self.segments if s.text)
 
     @property
     def end_s(self) -> float:
@@ -70,7 +84,11 @@ class Timeline:
         return {k: v for beat in self.beats for k, v in beat.bookmarks.items()}
 
     def to_json(self) -> dict:
-        return {"version": TIMELINE_VERSION, **asdict(self)}
+        data = {"version": TIMELINE_VERSION, **asdict(self)}
+        for beat, timing in zip(data["beats"], self.beats):  # derived, for people reading the file
+            beat["text"] = timing.text
+            beat["duration_s"] = timing.duration_s
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "Timeline":
@@ -94,27 +112,49 @@ def clip_key(engine: Engine, text: str) -> str:
 
 def synthesize_cached(engine: Engine, text: str) -> tuple[Path, float]:
     """The clip for `text`, synthesised once and reused while text, engine and settings hold."""
+    path, duration, _ = _synthesize(engine, text)
+    return path, duration
+
+
+def _synthesize(engine: Engine, text: str) -> tuple[Path, float, bool]:
+    """(clip, duration in s, whether it was synthesised now)."""
     path = cache_dir() / "clips" / f"{clip_key(engine, text)}.wav"
-    if not path.exists():
+    fresh = not path.exists()
+    if fresh:
         with atomic_path(path) as tmp:
             engine.synthesize(text, tmp)
     try:
         info = soundfile.info(str(path))
     except RuntimeError:  # unreadable leftover: synthesise again
         path.unlink(missing_ok=True)
-        return synthesize_cached(engine, text)
-    return path, info.frames / info.samplerate
+        return _synthesize(engine, text)
+    return path, info.frames / info.samplerate, fresh
 
 
 def timeline_path(scene: str) -> Path:
     return cache_dir() / "timelines" / f"{scene}.json"
 
 
+@dataclass
+class NarrationStats:
+    """What one `build_timeline` call did, for the `narrate` command's report."""
+
+    synthesized: int = 0  # clips made now
+    cached: int = 0       # clips reused from the cache
+    recorded: int = 0     # segments taken from the lecturer's recordings
+
+
 def build_timeline(scene: str, engine: Engine | None = None, lookup=default_lookup,
-                   script: Script | None = None) -> Timeline:
-    """Synthesise what is missing for `scene`, measure it, and write its timeline JSON."""
+                   script: Script | None = None, *, recordings: Path | None = None,
+                   stats: NarrationStats | None = None) -> Timeline:
+    """Synthesise what is missing for `scene`, measure it, and write its timeline JSON.
+
+    Segments recorded by the lecturer (under `recordings`, default `recordings_dir()`)
+    replace synthesis; their trimmed real duration sets the timeline."""
     engine = engine or default_engine()
     script = script or load_script(scene)
+    recorded = find_recordings(script, recordings)
+    stats = stats if stats is not None else NarrationStats()
     clock = 0.0
     beats = []
     for beat in script.beats:
@@ -123,13 +163,26 @@ def build_timeline(scene: str, engine: Engine | None = None, lookup=default_look
         for i, raw in enumerate(beat.segments):
             try:
                 written, spoken = _resolve(raw, lookup)
-            except (FieldError, KeyError, ValueError) as err:
-                raise ScriptError(f"{script.path}:{beat.line}: beat '{beat.name}': {err}") from None
-            if spoken.strip():
-                clip, duration = synthesize_cached(engine, spoken)
+            except (FieldError, KeyError, ValueError, TypeError) as err:
+                field = next((m.group(0) for m in FIELD_RE.finditer(raw)
+                              if getattr(err, "field", None) in (None, m.group(1))), "")
+                raise ScriptError(f"{script.path}:{beat.line_of(field) if field else beat.line}: "
+                                  f"beat '{beat.name}': {err}") from None
+            source = engine.name
+            if (beat.name, i) in recorded:
+                path = recorded[(beat.name, i)].path
+                clip, duration = recorded_clip(path)
+                source = str(path)
+                stats.recorded += 1
+            elif spoken.strip():
+                clip, duration, fresh = _synthesize(engine, spoken)
+                if fresh:
+                    stats.synthesized += 1
+                else:
+                    stats.cached += 1
             else:
-                clip, duration = "", 0.0
-            segments.append(Segment(written, spoken, clock, duration, str(clip)))
+                clip, duration, source = "", 0.0, ""
+            segments.append(Segment(written, spoken, clock, duration, str(clip), source))
             clock += duration
             if i < len(beat.bookmarks):
                 marks[beat.bookmarks[i]] = clock
@@ -141,14 +194,42 @@ def build_timeline(scene: str, engine: Engine | None = None, lookup=default_look
 
 
 def _resolve(segment: str, lookup) -> tuple[str, str]:
-    def checked(key: str):
+    """(written, spoken) text of one segment; a field that fails raises FieldError
+    carrying the field (`err.field`) so the message can point at its line."""
+    values = {}
+    for m in FIELD_RE.finditer(segment):
+        key = m.group(1).partition(":")[0]
+        if key not in values:
+            try:
+                values[key] = lookup(key)
+            except (KeyError, ValueError) as err:
+                raise _field_error(f"number key '{key}' is not known to ffn_core ({err})", m.group(1)) from None
         try:
-            return lookup(key)
-        except (KeyError, ValueError) as err:
-            raise FieldError(f"number key '{key}' is not known to ffn_core ({err})") from None
-
-    spoken, written = render(segment, checked)
+            render(m.group(0), values.__getitem__)
+        except (FieldError, ValueError, TypeError) as err:
+            raise _field_error(f"field {m.group(0)}: {err}", m.group(1)) from None
+    spoken, written = render(segment, values.__getitem__)
     return written, spoken
+
+
+def _field_error(message: str, field: str) -> FieldError:
+    err = FieldError(message)
+    err.field = field
+    return err
+
+
+def require_bookmarks(timeline: Timeline, beat: str, names: Iterable[str]) -> dict[str, float]:
+    """The times of the bookmarks a scene waits for in `beat`; a bookmark the beat's text
+    lacks is a ScriptError naming the script, scene, beat and bookmark."""
+    timing = timeline.beat(beat)
+    missing = [n for n in names if n not in timing.bookmarks]
+    if missing:
+        have = ", ".join(timing.bookmarks) or "none"
+        raise ScriptError(
+            f"{timeline.script_path}: scene '{timeline.scene}', beat '{beat}' waits for bookmark"
+            f"{'s' if len(missing) > 1 else ''} {', '.join(repr(m) for m in missing)}, which the beat's "
+            f"text lacks (it has: {have}); add {' '.join('{#' + m + '}' for m in missing)} to the text")
+    return {n: timing.bookmarks[n] for n in names}
 
 
 def load_timeline(scene: str) -> Timeline:
@@ -156,4 +237,5 @@ def load_timeline(scene: str) -> Timeline:
     return Timeline.from_json(json.loads(timeline_path(scene).read_text(encoding="utf-8")))
 
 
-__all__ = ["Segment", "BeatTiming", "Timeline", "build_timeline", "load_timeline", "FIELD_RE"]
+__all__ = ["Segment", "BeatTiming", "Timeline", "NarrationStats", "build_timeline", "load_timeline",
+           "timeline_path", "require_bookmarks", "FIELD_RE"]

@@ -1,16 +1,19 @@
 """espeak-ng: the offline default voice (Latin American Spanish, `es-419`)."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.engines import CLIP_RATE_HZ
+from voiceover.engines import CLIP_RATE_HZ, EngineError
 
-
-class EngineError(RuntimeError):
-    pass
+# A segment that ends here ends a sentence; any other segment was cut by a bookmark in
+# mid-sentence and is spoken without espeak's final pause (about 0.37 s), so a bookmark
+# never inserts a silence the sentence would not have.
+SENTENCE_END_RE = re.compile(r"[.!?…:;][»\"')]*\s*$")
+CLIP_RULES = 2  # bump when the way text becomes a clip changes (part of the cache key)
 
 
 @dataclass(frozen=True)
@@ -22,24 +25,42 @@ class EspeakEngine:
 
     def settings(self) -> dict:
         return {"voice": self.voice, "speed_wpm": self.speed_wpm, "pitch": self.pitch,
-                "version": _espeak_version()}
+                "version": _espeak_version(), "rules": CLIP_RULES}
 
-    def synthesize(self, text: str, out_wav: Path) -> None:
+    def command(self, text: str, out_wav: Path) -> list[str]:
         exe = shutil.which("espeak-ng")
         if exe is None:
             raise EngineError("espeak-ng is not installed; run ./setup.sh (it installs it with apt)")
+        final_pause = [] if SENTENCE_END_RE.search(text) else ["-z"]
+        return [exe, "-v", self.voice, "-s", str(self.speed_wpm), "-p", str(self.pitch), *final_pause,
+                "-w", str(out_wav), text]
+
+    def synthesize(self, text: str, out_wav: Path) -> None:
         raw = out_wav.with_suffix(".espeak.wav")
-        run([exe, "-v", self.voice, "-s", str(self.speed_wpm), "-p", str(self.pitch), "-w", str(raw), text])
-        # espeak writes 22.05 kHz; every clip is stored at the mix rate so durations are exact.
-        run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", str(raw), "-ac", "1",
-             "-ar", str(CLIP_RATE_HZ), "-c:a", "pcm_s16le", "-f", "wav", str(out_wav)])
-        raw.unlink(missing_ok=True)
+        try:
+            proc = subprocess.run(self.command(text, raw), capture_output=True, text=True)
+            if proc.returncode != 0 or not raw.exists():
+                if "voice does not exist" in proc.stderr:
+                    raise EngineError(f"espeak-ng has no voice '{self.voice}' (FFN_VOICE / --voice); "
+                                      f"list them with `espeak-ng --voices=es`")
+                raise EngineError(f"espeak-ng failed ({proc.returncode}) on {text[:60]!r}: "
+                                  f"{proc.stderr.strip()[:400]}")
+            # espeak writes 22.05 kHz; every clip is stored at the mix rate so durations are exact.
+            to_clip(raw, out_wav)
+        finally:
+            raw.unlink(missing_ok=True)
 
 
-def run(cmd: list[str]) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+def to_clip(source: Path, out_wav: Path) -> None:
+    """Any audio file -> 48 kHz mono 16-bit WAV (the format of every clip)."""
+    run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", str(source), "-ac", "1",
+         "-ar", str(CLIP_RATE_HZ), "-c:a", "pcm_s16le", "-f", "wav", str(out_wav)])
+
+
+def run(cmd: list[str], stdin: str | None = None) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True, input=stdin)
     if proc.returncode != 0:
-        raise EngineError(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr.strip()[:500]}")
+        raise EngineError(f"{Path(cmd[0]).name} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
 
 
 _VERSION: str | None = None

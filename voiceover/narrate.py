@@ -1,0 +1,136 @@
+"""`ffn-video narrate [SCENE ...]`: synthesise the narration that is missing and print
+each scene's duration and beat count.
+
+Scene names come from the lecture plan (`lecture/plan.toml`, or the file `FFN_PLAN` names,
+as for the build), read here as data: voiceover never imports `lecture`, the arrows
+point from the build to the narration. A scene's narration is
+`voiceover/script/es/<script>.toml` unless its plan entry gives `script_path` (relative to
+the repository root, or absolute). Options override the
+`FFN_VOICE_ENGINE`, `FFN_VOICE`, `FFN_VOICE_SPEED`, `FFN_PIPER_MODEL` and
+`FFN_RECORDINGS_DIR` environment variables for this run.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+import time
+import tomllib
+from pathlib import Path
+
+from voiceover.engines import ENGINE_NAMES, EngineError, resolve_engine
+from voiceover.paths import REPO_ROOT
+from voiceover.script import ScriptError
+
+PLAN_PATH = REPO_ROOT / "lecture" / "plan.toml"
+
+
+class PlanError(ValueError):
+    """The plan file is missing, malformed, or does not list a scene asked for."""
+
+
+@dataclass(frozen=True)
+class PlannedNarration:
+    scene: str               # the scene's name in the plan
+    script: str              # its narration's name (the timeline is stored under it)
+    script_path: Path | None  # explicit narration file, or None for the default folder
+
+
+def plan_path() -> Path:
+    """The plan in use: `$FFN_PLAN` when set, else `lecture/plan.toml`."""
+    configured = os.environ.get("FFN_PLAN")
+    return Path(configured).resolve() if configured else PLAN_PATH
+
+
+def plan_scripts(path: Path | None = None) -> list[PlannedNarration]:
+    """The narration of every planned scene, in order."""
+    path = Path(path) if path else plan_path()
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PlanError(f"{path}: the lecture plan does not exist") from None
+    except tomllib.TOMLDecodeError as err:
+        raise PlanError(f"{path}: TOML syntax error: {err}") from None
+    scenes = []
+    for i, entry in enumerate(data.get("scene", []), start=1):
+        if not isinstance(entry.get("name"), str) or not isinstance(entry.get("script"), str):
+            raise PlanError(f"{path}: [[scene]] #{i} needs `name` and `script`")
+        explicit = REPO_ROOT / entry["script_path"] if "script_path" in entry else None
+        scenes.append(PlannedNarration(entry["name"], entry["script"], explicit))
+    if not scenes:
+        raise PlanError(f"{path}: the plan lists no [[scene]]")
+    return scenes
+
+
+def select_scenes(plan: list[PlannedNarration], wanted: list[str], path: Path) -> list[PlannedNarration]:
+    if not wanted:
+        return plan
+    known = [entry.scene for entry in plan]
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise PlanError(f"{path}: no scene named {', '.join(repr(u) for u in unknown)} "
+                        f"(the plan has: {', '.join(known)})")
+    return [entry for entry in plan if entry.scene in wanted]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ffn-video narrate",
+                                description="Sintetiza la narración que falta e imprime la duración "
+                                            "y el número de beats de cada escena.")
+    p.add_argument("scenes", nargs="*", metavar="SCENE", help="escenas del plan (por defecto, todas)")
+    p.add_argument("--engine", choices=ENGINE_NAMES, help="motor de voz (por defecto FFN_VOICE_ENGINE o espeak)")
+    p.add_argument("--voice", help="voz de espeak-ng (es-419) o número de hablante de Piper")
+    p.add_argument("--speed", type=int, metavar="WPM", help="velocidad en palabras por minuto")
+    p.add_argument("--recordings", type=Path, metavar="DIR",
+                   help="carpeta de grabaciones (por defecto FFN_RECORDINGS_DIR o voiceover/recordings)")
+    p.add_argument("--piper-model", type=Path, metavar="PATH", help="modelo de voz Piper local (.onnx)")
+    return p
+
+
+def narrate_main(argv: list[str]) -> int:
+    """Run the command; 0 on success, 2 on any input error (printed to stderr)."""
+    from voiceover.script import load_script
+    from voiceover.timeline import NarrationStats, build_timeline
+
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as stop:  # argparse already printed its message
+        return 0 if stop.code == 0 else 2
+    try:
+        choice = resolve_engine(args.engine, args.voice, args.speed, args.piper_model)
+        if choice.notice:
+            print(choice.notice, file=sys.stderr)
+        if args.recordings is not None and not args.recordings.is_dir():
+            raise PlanError(f"{args.recordings}: the recordings folder does not exist")
+        plan = plan_path()
+        scenes = select_scenes(plan_scripts(plan), args.scenes, plan)
+        engine = choice.engine
+        print(f"voz: {engine.name} {_describe(engine)}", file=sys.stderr)
+        total_s = 0.0
+        for entry in scenes:
+            stats = NarrationStats()
+            start = time.monotonic()
+            script = load_script(entry.script, entry.script_path)
+            timeline = build_timeline(entry.script, engine=engine, script=script,
+                                      recordings=args.recordings, stats=stats)
+            total_s += timeline.total_s
+            print(f"{entry.scene}\t{timeline.total_s:.2f} s\t{len(timeline.beats)} beats\t"
+                  f"(sintetizados {stats.synthesized}, de caché {stats.cached}, grabados {stats.recorded}; "
+                  f"{time.monotonic() - start:.1f} s)")
+        if len(scenes) > 1:
+            print(f"total\t{total_s:.2f} s\t{len(scenes)} escenas")
+    except (ScriptError, EngineError, PlanError, ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _describe(engine) -> str:
+    settings = engine.settings()
+    shown = {k: v for k, v in settings.items() if k in ("voice", "speed_wpm", "model", "speaker", "length_scale")}
+    return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+if __name__ == "__main__":
+    sys.exit(narrate_main(sys.argv[1:]))

@@ -1,0 +1,241 @@
+"""Spanish subtitles (SRT and WebVTT) from the narration's measured timings.
+
+Scenes are laid end to end: scene i starts at the sum of the earlier scenes' `total_s`,
+as in the lecture's video. Cue text is what the subtitles should read (`Segment.text`:
+bookmarks removed, numbers in digits). Rules, as broadcasters and YouTube want them:
+
+- at most `MAX_LINE_CHARS` characters a line and `MAX_LINES` lines a cue;
+- every cue lasts between `MIN_CUE_S` and `MAX_CUE_S`;
+- no cue crosses a scene cut (and none spans a beat's pause unless it must, to last 1 s).
+
+Segment boundaries are measured; inside a segment a word's time is interpolated by its
+character position (the only estimate here). Cues are chosen per beat by dynamic
+programming: fewest cues, breaking where a sentence or clause ends when it can.
+All arithmetic is in whole milliseconds, the resolution of both formats.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Sequence
+
+import srt
+
+from voiceover.atomic import write_text
+from voiceover.timeline import Timeline
+
+MAX_LINE_CHARS = 42
+MAX_LINES = 2
+MIN_CUE_S = 1.0
+MAX_CUE_S = 7.0
+_MIN_MS, _MAX_MS = int(MIN_CUE_S * 1000), int(MAX_CUE_S * 1000)
+# Only plain spaces separate words: the narrow no-break space inside "6 738 415 616" must
+# never become a line break.
+_WORD_SPLIT_RE = re.compile(r"[ \t\r\n]+")
+_SENTENCE_END_RE = re.compile(r"[.!?…][»\"')]*$")
+_CLAUSE_END_RE = re.compile(r"[,;:—–][»\"')]*$")
+
+
+@dataclass(frozen=True)
+class Cue:
+    start_s: float
+    end_s: float
+    lines: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    start_ms: int
+    end_ms: int
+    segment_end: bool  # the last word of a segment (a bookmark or the beat's end follows)
+
+
+@dataclass
+class _Draft:
+    words: list[str]
+    start_ms: int
+    end_ms: int
+    scene: int
+
+
+def wrap(words: Sequence[str], width: int = MAX_LINE_CHARS, lines: int = MAX_LINES) -> tuple[str, ...] | None:
+    """`words` as at most `lines` lines of at most `width` characters, as balanced as
+    possible (a break after punctuation wins ties); None when they do not fit."""
+    text = " ".join(words)
+    if len(text) <= width:
+        return (text,)
+    if lines < 2:
+        return None
+    best, best_key = None, None
+    for k in range(1, len(words)):
+        first, second = " ".join(words[:k]), " ".join(words[k:])
+        if len(first) > width or len(second) > width:
+            continue
+        # A line that ends where the sentence or clause pauses reads best: worth 8 characters.
+        key = max(len(first), len(second)) - (8 if _CLAUSE_END_RE.search(first) or _SENTENCE_END_RE.search(first) else 0)
+        if best_key is None or key < best_key:
+            best, best_key = (first, second), key
+    return best
+
+
+def cues(timelines: Sequence[Timeline]) -> list[Cue]:
+    """The lecture's cues, scenes laid end to end."""
+    drafts: list[_Draft] = []
+    bounds: list[tuple[int, int]] = []  # each scene's [start, end) in ms
+    offset = 0.0
+    for index, timeline in enumerate(timelines):
+        scene_start, scene_end = _ms(offset), _ms(offset + timeline.total_s)
+        bounds.append((scene_start, scene_end))
+        for beat in timeline.beats:
+            words = _beat_words(beat.segments, offset)
+            drafts += [_Draft(list(ws), start, end, index) for ws, start, end in _split_beat(words)]
+        offset += timeline.total_s
+    _fix_durations(drafts, bounds)
+    out = []
+    for d in drafts:
+        lines = wrap(d.words) or _force_wrap(d.words)
+        out.append(Cue(d.start_ms / 1000, d.end_ms / 1000, lines))
+    return out
+
+
+def write_srt(timelines: Sequence[Timeline], path: Path) -> Path:
+    """The lecture's subtitles as SubRip (UTF-8)."""
+    subs = [srt.Subtitle(index=i, start=timedelta(seconds=c.start_s), end=timedelta(seconds=c.end_s),
+                         content=c.text) for i, c in enumerate(cues(timelines), start=1)]
+    write_text(Path(path), srt.compose(subs, reindex=False))
+    return Path(path)
+
+
+def write_vtt(timelines: Sequence[Timeline], path: Path) -> Path:
+    """The lecture's subtitles as WebVTT (UTF-8)."""
+    blocks = ["WEBVTT"]
+    for c in cues(timelines):
+        blocks.append(f"{_vtt_time(c.start_s)} --> {_vtt_time(c.end_s)}\n{c.text}")
+    write_text(Path(path), "\n\n".join(blocks) + "\n")
+    return Path(path)
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
+
+
+def _vtt_time(seconds: float) -> str:
+    ms = _ms(seconds)
+    return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+
+def _beat_words(segments, offset_s: float) -> list[_Word]:
+    """Each word with the share of its segment's time its characters take; the words of
+    a segment tile it exactly (a word owns the space after it)."""
+    words: list[_Word] = []
+    for seg in segments:
+        tokens = [t for t in _WORD_SPLIT_RE.split(seg.text.strip()) if t]
+        if not tokens or seg.duration_s <= 0:
+            continue
+        total = sum(len(t) + 1 for t in tokens)
+        start = offset_s + seg.start_s
+        chars = 0
+        for i, token in enumerate(tokens):
+            t0 = start + seg.duration_s * chars / total
+            chars += len(token) + 1
+            t1 = start + seg.duration_s * chars / total
+            words.append(_Word(token, _ms(t0), _ms(t1), i == len(tokens) - 1))
+    return words
+
+
+def _break_cost(word: _Word, last: bool) -> float:
+    if last or _SENTENCE_END_RE.search(word.text):
+        return 0.0
+    if _CLAUSE_END_RE.search(word.text):
+        return 0.3
+    if word.segment_end:
+        return 0.8
+    return 1.5  # mid-phrase: worse than one more cue that breaks at punctuation
+
+
+def _split_beat(words: list[_Word]) -> list[tuple[list[str], int, int]]:
+    """Fewest good cues for one beat: dynamic programming over break points."""
+    n = len(words)
+    if n == 0:
+        return []
+    best = [0.0] + [float("inf")] * n
+    back = [0] * (n + 1)
+    for j in range(1, n + 1):
+        for i in range(j - 1, -1, -1):
+            span = [w.text for w in words[i:j]]
+            if sum(len(s) + 1 for s in span) - 1 > MAX_LINE_CHARS * MAX_LINES:
+                break
+            duration = words[j - 1].end_ms - words[i].start_ms
+            if j - i > 1 and (duration > _MAX_MS or wrap(span) is None):
+                continue
+            cost = 1.0 + _break_cost(words[j - 1], j == n)
+            cost += 2.0 if duration < _MIN_MS else 0.0
+            cost += 0.5 if len(" ".join(span)) < 12 and n > j - i else 0.0
+            if best[i] + cost < best[j]:
+                best[j], back[j] = best[i] + cost, i
+    parts = []
+    j = n
+    while j > 0:
+        i = back[j]
+        parts.append(([w.text for w in words[i:j]], words[i].start_ms, words[j - 1].end_ms))
+        j = i
+    return parts[::-1]
+
+
+def _fix_durations(drafts: list[_Draft], bounds: list[tuple[int, int]]) -> None:
+    """Make every cue last MIN_CUE_S..MAX_CUE_S without leaving its scene or overlapping
+    another: first into the silence around it, then by moving the (estimated) boundary
+    with a neighbour that can spare the time, and last by merging with a neighbour."""
+    i = 0
+    while i < len(drafts):
+        d = drafts[i]
+        lo, hi = bounds[d.scene]
+        prev = drafts[i - 1] if i > 0 and drafts[i - 1].scene == d.scene else None
+        nxt = drafts[i + 1] if i + 1 < len(drafts) and drafts[i + 1].scene == d.scene else None
+        if d.end_ms - d.start_ms > _MAX_MS:  # a single word spoken for over 7 s
+            d.end_ms = d.start_ms + _MAX_MS
+        short = _MIN_MS - (d.end_ms - d.start_ms)
+        if short > 0:  # into the silence after, then before
+            limit = nxt.start_ms if nxt else hi
+            d.end_ms = min(d.end_ms + short, limit)
+            short = _MIN_MS - (d.end_ms - d.start_ms)
+        if short > 0:
+            limit = prev.end_ms if prev else lo
+            d.start_ms = max(d.start_ms - short, limit)
+            short = _MIN_MS - (d.end_ms - d.start_ms)
+        if short > 0 and nxt and nxt.start_ms == d.end_ms and nxt.end_ms - nxt.start_ms - short >= _MIN_MS:
+            d.end_ms += short
+            nxt.start_ms += short
+            short = 0
+        if short > 0 and prev and prev.end_ms == d.start_ms and prev.end_ms - prev.start_ms - short >= _MIN_MS:
+            d.start_ms -= short
+            prev.end_ms -= short
+            short = 0
+        if short > 0:
+            for other, first in ((nxt, d), (prev, prev)):
+                if other is None:
+                    continue
+                a, b = (d, other) if first is d else (other, d)
+                merged = a.words + b.words
+                if wrap(merged) and b.end_ms - a.start_ms <= _MAX_MS:
+                    a.words, a.end_ms = merged, b.end_ms
+                    drafts.remove(b)
+                    i = max(drafts.index(a) - 1, 0)  # look at the merged cue and its neighbour again
+                    break
+            else:
+                i += 1  # a scene shorter than a second: nothing can lengthen this cue
+            continue
+        i += 1
+
+
+def _force_wrap(words: Sequence[str]) -> tuple[str, ...]:
+    """Last resort for a single word longer than a line: cut it at the line width."""
+    text = " ".join(words)
+    return tuple(text[k:k + MAX_LINE_CHARS] for k in range(0, len(text), MAX_LINE_CHARS))[:MAX_LINES]
