@@ -68,5 +68,8 @@ def fmt_percent(ratio: float, places: int = 1) -> str:
 
 
 def fmt_decimal(x: float, places: int = 2) -> str:
-    """2.29 -> '2,29'; a minus sign, not a hyphen, for negatives."""
-    return f"{x:.{places}f}".replace(".", ",").replace("-", "\u2212")
+    """2.29 -> '2,29'; a minus sign, not a hyphen, for negatives; never '−0,00'."""
+    text = f"{x:.{places}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace(".", ",").replace("-", "\u2212")

@@ -1,0 +1,106 @@
+"""Muchas neuronas, cualquier curva: each ReLU neuron adds one fold, and folds fit any curve."""
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, Transform, VGroup, Write
+
+from ffn_core.approx import INTERVAL, fit_all
+from ffn_core.params import get_config
+
+from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit.curves import CurveAxes, ErrorChart, fit_heights, legend_line, split_dots
+
+# Each doubling step: the neuron count shown, the bookmark where it starts, the one it must finish before.
+DOUBLINGS = {"duplicar": ((2, "n2", "n4"), (4, "n4", "n8"), (8, "n8", None)),
+             "muchas": ((16, "n16", "n32"), (32, "n32", "n64"), (64, "n64", None))}
+STEP_SHARE = 0.7  # share of the time to the next bookmark that a doubling animates
+
+
+class Approx(NarratedScene):
+    script = "approx"
+
+    def construct(self):
+        self.result = fit_all()
+        counts = self.number("approx.neuron_counts")
+        errors = [self.number(f"approx.n{n}.rms_error") for n in counts]
+        x = np.asarray(self.result.x)
+        y_top = 1.3 * float(np.max(np.abs(self.result.target)))
+        self.axes = CurveAxes(INTERVAL, (-y_top, y_top), width=7.6, height=4.6).move_to((-2.9, -0.35, 0))
+        self.chart = ErrorChart(counts, errors).move_to((4.45, -0.85, 0))
+        self.counts = list(counts)
+
+        with self.beat("objetivo") as b:
+            heading = ty.title("Muchas neuronas, cualquier curva").to_edge(UP, buff=0.45)
+            self.play(FadeIn(heading), Create(self.axes), run_time=b.until("curva"))
+            target = self.axes.polyline(x, self.result.target, palette.INK, stroke_width=3)
+            self.legend = VGroup(legend_line("curva objetivo", palette.INK)).move_to((-2.9, -3.35, 0))
+            self.play(Create(target), FadeIn(self.legend), run_time=0.6 * b.speech_remaining())
+
+        with self.beat("una_neurona") as b:
+            first = self.result.fit(counts[0])
+            # One neuron = a straight line bent once: the line left of the fold, then the bend.
+            self.curve = self.axes.polyline(x, np.full_like(x, first.output_bias), palette.FFN, stroke_width=5)
+            self.dots = self.axes.fold_dots(first.folds, fit_heights(first))
+            self.play(Create(self.curve), run_time=0.4 * b.until("pliegue"))
+            self.play(Transform(self.curve, self.axes.polyline(x, first.curve, palette.FFN, stroke_width=5)),
+                      FadeIn(self.dots, scale=2), run_time=STEP_SHARE * b.until("pliegue"))
+            self.wait(b.until("pliegue"))
+            legend = VGroup(legend_line("curva objetivo", palette.INK), legend_line("la red", palette.FFN),
+                            _fold_legend(self.dots[0])).arrange(RIGHT, buff=0.7).move_to(self.legend)
+            self.play(Transform(self.legend, legend), run_time=STEP_SHARE * b.until("error"))
+            self.wait(b.until("error"))
+            self.counter = self._counter(counts[0])
+            heads = self._chart_heads()
+            self.play(FadeIn(self.counter), FadeIn(heads), FadeIn(self.chart.row(0), shift=RIGHT * 0.2),
+                      run_time=0.5 * b.speech_remaining())
+
+        for beat in ("duplicar", "muchas"):
+            with self.beat(beat) as b:
+                for n, start, end in DOUBLINGS[beat]:
+                    self.wait(b.until(start))
+                    self._double_to(n, STEP_SHARE * (b.until(end) if end else b.speech_remaining()))
+
+        with self.beat("cierre") as b:
+            self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.15 * b.until("gpt2"))
+            line1 = ty.title("Cada neurona, un pliegue más.")
+            line2 = ty.body("Con suficientes pliegues, cualquier curva.", color=palette.FFN)
+            lines = VGroup(line1, line2).arrange(DOWN, buff=0.4).move_to(UP * 0.8)
+            self.play(Write(lines), run_time=0.6 * b.until("gpt2"))
+            self.wait(b.until("gpt2"))
+            width = self.number("params.gpt2_small.d_ff")
+            fact = ty.body(f"{get_config('gpt2_small').display_name}: {ty.fmt_int(width)} neuronas por capa",
+                           color=palette.INK).next_to(lines, DOWN, buff=1.0)
+            self.play(FadeIn(fact, shift=UP * 0.2), run_time=0.5 * b.speech_remaining())
+
+    def _double_to(self, n: int, run_time: float) -> None:
+        """Fit with n neurons replaces the current one: every fold splits and slides to its new place."""
+        fit = self.result.fit(n)
+        curve = self.axes.polyline(self.result.x, fit.curve, palette.FFN, stroke_width=5)
+        dots = self.axes.fold_dots(fit.folds, fit_heights(fit))
+        split = split_dots(self.dots, len(dots) // len(self.dots))
+        self.remove(self.dots)
+        self.add(split)
+        counter = self._counter(n)
+        self.play(Transform(self.curve, curve), Transform(split, dots), FadeTransform(self.counter, counter),
+                  FadeIn(self.chart.row(self.counts.index(n)), shift=RIGHT * 0.2), run_time=run_time)
+        self.dots, self.counter = split, counter
+
+    def _counter(self, n: int) -> VGroup:
+        neurons = self.number(f"approx.n{n}.neurons")
+        folds = self.number(f"approx.n{n}.folds")
+        top = ty.body(f"{neurons} {'neurona' if neurons == 1 else 'neuronas'}", color=palette.FFN)
+        bottom = ty.label(f"{folds} {'pliegue' if folds == 1 else 'pliegues'}", color=palette.ACTIVE)
+        group = VGroup(top, bottom).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+        return group.move_to(self.chart, aligned_edge=LEFT).to_edge(UP, buff=1.45)
+
+    def _chart_heads(self) -> VGroup:
+        first = self.chart.row(0)
+        count_head = ty.small("neuronas").next_to(first[0], UP, buff=0.3).align_to(first[0], RIGHT)
+        error_head = ty.small("error cuadrático medio").next_to(first[1], UP, buff=0.3).align_to(first[1], LEFT)
+        return VGroup(count_head, error_head)
+
+
+def _fold_legend(dot) -> VGroup:
+    marker = dot.copy().scale(1.3)
+    words = ty.small("pliegue", color=palette.INK).next_to(marker, RIGHT, buff=0.15)
+    return VGroup(marker, words)
