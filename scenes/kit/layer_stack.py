@@ -1,0 +1,33 @@
+"""A transformer drawn as its stack of blocks: one thin strip per layer, attention and FFN."""
+from __future__ import annotations
+
+from manim import Rectangle, VGroup, DOWN, RIGHT
+
+from scenes.kit import palette
+
+
+class LayerStack(VGroup):
+    """`n_layers` strips stacked bottom to top inside `height` scene units; each strip is an
+    attention part (left) and an FFN part (right), so the count drawn is the real count.
+
+    `attention` and `ffn` group the parts of every layer, to animate them together."""
+
+    def __init__(self, n_layers: int, height: float = 5.0, width: float = 1.6, gap_share: float = 0.25,
+                 **kwargs):
+        super().__init__(**kwargs)
+        if n_layers < 1:
+            raise ValueError(f"a layer stack needs at least one layer, got {n_layers}")
+        pitch = height / n_layers
+        strip_h = pitch * (1 - gap_share)
+        self.attention, self.ffn = VGroup(), VGroup()
+        for i in range(n_layers):
+            att = Rectangle(width=width / 2, height=strip_h, stroke_width=0, fill_color=palette.ATTENTION,
+                            fill_opacity=0.9)
+            ffn = Rectangle(width=width / 2, height=strip_h, stroke_width=0, fill_color=palette.FFN,
+                            fill_opacity=0.9)
+            ffn.next_to(att, RIGHT, buff=0)
+            layer = VGroup(att, ffn).shift(DOWN * (i * pitch))
+            self.attention.add(att)
+            self.ffn.add(ffn)
+            self.add(layer)
+        self.n_layers = n_layers

@@ -1,0 +1,31 @@
+"""Layer widths drawn as bars: a token vector, the wider hidden layer, and back."""
+from __future__ import annotations
+
+from manim import Polygon, Rectangle, VGroup, DOWN, RIGHT
+
+from scenes.kit import palette, typography as ty
+
+
+class WidthBars(VGroup):
+    """Bars whose heights are in the ratio of `widths` (e.g. d_model, d_ff, d_model), joined by
+    trapezoids: the FFN expanding into a wider space and contracting back. `unit_height` is
+    scene units per dimension; `captions[i]` (optional) is written under bar i."""
+
+    def __init__(self, widths, unit_height: float, bar_width: float = 0.45, gap: float = 1.1,
+                 captions=None, color=palette.FFN, **kwargs):
+        super().__init__(**kwargs)
+        self.bars = VGroup(*(Rectangle(width=bar_width, height=w * unit_height, color=color, fill_opacity=0.8,
+                                       stroke_width=2) for w in widths)).arrange(RIGHT, buff=gap)
+        self.links = VGroup(*(Polygon(a.get_corner([1, 1, 0]), b.get_corner([-1, 1, 0]),
+                                      b.get_corner([-1, -1, 0]), a.get_corner([1, -1, 0]),
+                                      stroke_width=0, fill_color=color, fill_opacity=0.2)
+                              for a, b in zip(self.bars, self.bars[1:])))
+        self.add(self.links, self.bars)
+        self.captions = VGroup()
+        if captions:
+            low = min(b.get_bottom()[1] for b in self.bars)
+            for bar, text in zip(self.bars, captions):
+                caption = ty.small(text, color=palette.INK)
+                caption.move_to((bar.get_center()[0], low, 0)).shift(DOWN * 0.3)
+                self.captions.add(caption)
+            self.add(self.captions)

@@ -1,0 +1,215 @@
+"""Panorama: attention mixes tokens, the FFN lets each token think alone; without it,
+stacked linear layers collapse into one matrix, and a ReLU between them breaks the collapse."""
+from __future__ import annotations
+
+from manim import (DOWN, LEFT, RIGHT, UP, Create, CurvedArrow, FadeIn, FadeOut, GrowFromCenter,
+                   SurroundingRectangle, TransformFromCopy, VGroup, Write)
+
+from ffn_core.ffn import relu
+
+from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit.activation_graph import ActivationGraph
+from scenes.kit.blocks import FlowArrow, StageBox, stage_row
+from scenes.kit.layer_stack import LayerStack
+from scenes.kit.matmul import ProductFill
+from scenes.kit.matrix import MatrixMob, VectorRow
+from scenes.kit.neurons import OffIcon
+from scenes.kit.tokens import TokenRow, attention_arcs
+from scenes.kit.widths import WidthBars
+
+WORDS = ("el", "perro", "come")
+STACK_NAMES = ("GPT-2 pequeño", "GPT-3")  # the two models whose layer counts the narration says
+
+
+class Panorama(NarratedScene):
+    script = "panorama"
+
+    def construct(self):
+        # Each beat ends on its finished picture (so the layout check sees it) and the next
+        # beat clears it while its own first element comes in.
+        with self.beat("bloque") as b:
+            row = stage_row(StageBox("Tokens", palette.MUTED, width=3.0), StageBox("Atención", palette.ATTENTION,
+                            width=3.0), StageBox("Feed-forward", palette.FFN, width=3.0), gap=1.0)
+            tokens_box, att_box, ffn_box = row[0]
+            heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.6)
+            self.play(FadeIn(heading), Create(row), run_time=b.until("tokens"))
+            self.play(tokens_box.light_up(), run_time=b.until("atencion"))
+            self.play(tokens_box.light_down(), att_box.light_up(), run_time=b.until("ffn"))
+            loop = CurvedArrow(ffn_box.get_bottom() + DOWN * 0.1, att_box.get_bottom() + DOWN * 0.1,
+                               color=palette.MUTED, angle=-1.2)
+            again = ty.label("se repite, capa tras capa", color=palette.MUTED).next_to(loop, DOWN, buff=0.2)
+            self.play(att_box.light_down(), ffn_box.light_up(), run_time=b.fraction(0.4))
+            self.play(Create(loop), FadeIn(again), run_time=b.speech_remaining())
+            stage = VGroup(row, heading, loop, again)
+
+        tokens = TokenRow(WORDS, gap=1.2).move_to(DOWN * 0.4)
+        with self.beat("mezclar") as b:
+            heading = ty.title("Atención: mezcla entre tokens", color=palette.ATTENTION).to_edge(UP, buff=0.6)
+            self.play(FadeOut(stage), FadeIn(heading), FadeIn(tokens), run_time=b.until("mirar"))
+            arcs = attention_arcs(tokens, focus="perro")
+            self.play(Create(arcs), run_time=b.until("escuchar"))
+            caption = ty.body("escuchar lo que dicen los otros").next_to(tokens, DOWN, buff=1.0)
+            self.play(FadeIn(caption), run_time=b.speech_remaining())
+            stage = VGroup(heading, arcs, caption)
+
+        with self.beat("pensar") as b:
+            heading = ty.title("Feed-forward: cada token a solas", color=palette.FFN).to_edge(UP, buff=0.6)
+            self.play(FadeOut(stage), FadeIn(heading), tokens.animate.shift(UP * 1.4), run_time=b.until("solo"))
+            boxes = VGroup(*(StageBox("FFN", palette.FFN, width=1.8, height=0.9).next_to(chip, DOWN, buff=1.0)
+                             for chip in tokens.chips))
+            arrows = VGroup(*(FlowArrow(chip.get_bottom(), box.get_top()) for chip, box in zip(tokens.chips, boxes)))
+            self.play(Create(arrows), GrowFromCenter(boxes), run_time=b.until("mismas"))
+            same = ty.body("las mismas W₁ y W₂ para todos", color=palette.FFN).next_to(boxes, DOWN, buff=0.7)
+            self.play(FadeIn(same), *(box.light_up() for box in boxes), run_time=b.speech_remaining())
+            stage = VGroup(heading, tokens, boxes, arrows, same)
+
+        with self.beat("aportes") as b:
+            heading = ty.title("Lo que la atención no puede dar").to_edge(UP, buff=0.6)
+            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("no_lineal"))
+            nonlinear = self._nonlinearity_card().move_to(LEFT * 3.4 + DOWN * 0.5)
+            self.play(FadeIn(nonlinear, shift=UP * 0.2), run_time=b.until("capacidad"))
+            capacity = self._capacity_card().move_to(RIGHT * 3.4 + DOWN * 0.5)
+            self.play(FadeIn(capacity, shift=UP * 0.2), run_time=b.speech_remaining())
+            stage = VGroup(heading, nonlinear, capacity)
+
+        with self.beat("apilar") as b:
+            heading = ty.title("Los bloques se apilan").to_edge(UP, buff=0.6)
+            stacks = self._stacks()
+            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("gpt2"))
+            self.play(FadeIn(stacks[0], shift=UP * 0.2), run_time=b.until("gpt3"))
+            self.play(FadeIn(stacks[1], shift=UP * 0.2), run_time=b.until("sin_ffn"))
+            towers = [stack[0] for stack in stacks]
+            self.play(*(tower.ffn.animate.set_fill(opacity=0.08) for tower in towers), run_time=b.speech_remaining())
+            stage = VGroup(heading, *stacks)
+
+        w1, w2, product = self.number("collapse.w1"), self.number("collapse.w2"), self.number("collapse.product")
+        with self.beat("colapso") as b:
+            heading = ty.title("Dos capas lineales son una").to_edge(UP, buff=0.6)
+            factors = ProductLayout(MatrixMob(w1), MatrixMob(w2), MatrixMob(product, places=2))
+            left, right, result, times, equals = factors.mats
+            fill = ProductFill(left, right, result)
+            fill.hide_entries()
+            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("dos_mapas"))
+            self.play(FadeIn(VGroup(left, right, times, *factors.labels[:2])), run_time=b.until("producto") * 0.3)
+            self.wait(b.until("producto"))
+            self.play(FadeIn(equals), FadeIn(result.brackets), FadeIn(factors.labels[2]), run_time=b.fraction(0.1))
+            for k in range(len(fill)):
+                last = k == len(fill) - 1
+                run = b.until("una_sola") if last else b.until("una_sola") / (len(fill) - k)
+                self.play(*fill.step(k), run_time=run)
+            law = ty.math(r"x\,W_1\,W_2 = x\,(W_1 W_2)").next_to(factors, DOWN, buff=0.8)
+            one = ty.body("una sola matriz: una sola capa", color=palette.HIGHLIGHT).next_to(law, DOWN, buff=0.4)
+            self.play(FadeOut(VGroup(*fill.boxes())), Write(law), FadeIn(one), run_time=b.speech_remaining())
+            stage = VGroup(heading, factors, law, one)
+
+        with self.beat("relu") as b:
+            heading = ty.title("Con una ReLU en medio").to_edge(UP, buff=0.6)
+            rows = self._relu_rows()
+            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("entrada"))
+            self.play(FadeIn(rows[0]), run_time=b.until("oculta"))
+            self.play(FadeIn(rows[1][0]), TransformFromCopy(rows[0][1], rows[1][1]), run_time=b.until("apagar"))
+            silenced = self._silenced_marks(rows[1][1], rows[2][1])
+            self.play(FadeIn(rows[2][0]), TransformFromCopy(rows[1][1], rows[2][1]), FadeIn(silenced),
+                      run_time=b.until("salida"))
+            self.play(FadeIn(rows[3][0]), TransformFromCopy(rows[2][1], rows[3][1]), run_time=b.until("atajo"))
+            self.play(FadeIn(rows[4][0]), TransformFromCopy(rows[0][1], rows[4][1]), run_time=b.until("comparar"))
+            verdict = self._verdict(rows[3][1], rows[4][1])
+            self.play(FadeIn(verdict), run_time=b.speech_remaining())
+            stage = VGroup(heading, rows, silenced, verdict)
+
+        with self.beat("cierre") as b:
+            lines = VGroup(ty.title("Sin feed-forward:"), ty.body("solo patrones lineales,"),
+                           ty.body("y muchas capas valen lo que una.")).arrange(DOWN, buff=0.35).move_to(UP * 1.2)
+            self.play(FadeOut(stage), FadeIn(lines), run_time=b.until("xor"))
+            xor = ty.title("XOR", color=palette.HIGHLIGHT).scale(1.6).next_to(lines, DOWN, buff=0.9)
+            self.play(Write(xor), run_time=b.speech_remaining())
+            self.wait(b.remaining())
+
+    # -- drawings assembled from the kit, with this scene's numbers --------------------------
+    def _nonlinearity_card(self) -> VGroup:
+        title = ty.body("No linealidad", color=palette.FFN)
+        graph = ActivationGraph(x_range=(-2.0, 2.0), y_range=(-0.5, 2.0), width=4.0, height=2.4)
+        graph.add(graph.curve(relu, palette.ACTIVE))
+        note = ty.label("ReLU: pasa lo positivo, apaga lo negativo")
+        note.scale_to_fit_width(min(note.width, 5.6))
+        return VGroup(title, graph, note).arrange(DOWN, buff=0.35)
+
+    def _capacity_card(self) -> VGroup:
+        d_model = self.number("params.gpt2_small.d_model")
+        d_ff = self.number("params.gpt2_small.d_ff")
+        title = ty.body("Capacidad", color=palette.FFN)
+        bars = WidthBars((d_model, d_ff, d_model), unit_height=2.4 / d_ff,
+                         captions=[ty.fmt_int(v) for v in (d_model, d_ff, d_model)])
+        note = ty.label("se expande y se contrae (GPT-2 pequeño)")
+        note.scale_to_fit_width(min(note.width, 5.6))
+        return VGroup(title, bars, note).arrange(DOWN, buff=0.35)
+
+    def _stacks(self) -> list[VGroup]:
+        layers = (self.number("params.gpt2_small.n_layers"), self.number("params.gpt3_175b.n_layers"))
+        pitch = 4.4 / max(layers)  # the same thickness per layer in both towers: heights compare counts
+        stacks = []
+        for x, name, count in zip((-2.5, 2.5), STACK_NAMES, layers):
+            tower = LayerStack(count, height=count * pitch, width=1.6)
+            tower.move_to((x, 0, 0)).align_to((0, -2.3, 0), DOWN)
+            label = VGroup(ty.body(name), ty.label(f"{ty.fmt_int(count)} capas", color=palette.MUTED))
+            label.arrange(DOWN, buff=0.15).next_to(tower, DOWN, buff=0.3)
+            stacks.append(VGroup(tower, label))
+        # Names with and without descenders differ in height: put both counts on one line.
+        low = min(stack[1][1].get_y() for stack in stacks)
+        for stack in stacks:
+            stack[1][1].set_y(low)
+        return stacks
+
+    def _relu_rows(self) -> VGroup:
+        """Five rows 'name = vector': the input, through W1, the ReLU, W2, and the shortcut."""
+        specs = (
+            (r"x", self.number("collapse.x"), 0),
+            (r"x\,W_1", self.number("collapse.hidden"), 1),
+            (r"\mathrm{ReLU}(x\,W_1)", self.number("collapse.hidden_relu"), 1),
+            (r"\mathrm{ReLU}(x\,W_1)\,W_2", self.number("collapse.relu_output"), 2),
+            (r"x\,(W_1 W_2)", self.number("collapse.linear_output"), 2),
+        )
+        rows = VGroup()
+        for tex, values, places in specs:
+            rows.add(VGroup(ty.math(tex + "="), VectorRow(values, places=places)))
+        rows.arrange(DOWN, buff=0.42).move_to(DOWN * 0.55)
+        for label, vector in rows:
+            label.move_to((-2.1, label.get_center()[1], 0), aligned_edge=RIGHT)
+            vector.move_to((-1.8, vector.get_center()[1], 0), aligned_edge=LEFT)
+        return rows
+
+    def _silenced_marks(self, hidden: VectorRow, activated: VectorRow) -> VGroup:
+        """A ring on each hidden value the ReLU set to zero, on its zero, and an 'off' icon."""
+        marks = VGroup()
+        for j, value in enumerate(self.number("collapse.hidden_relu")):
+            if value == 0:
+                marks.add(SurroundingRectangle(hidden.entry(j), color=palette.HIGHLIGHT, buff=0.08),
+                          SurroundingRectangle(activated.entry(j), color=palette.HIGHLIGHT, buff=0.08))
+        marks.add(OffIcon().next_to(activated, RIGHT, buff=0.5))
+        return marks
+
+    def _verdict(self, with_relu: VectorRow, linear: VectorRow) -> VGroup:
+        boxes = VGroup(*(SurroundingRectangle(v, color=palette.HIGHLIGHT, buff=0.1) for v in (with_relu, linear)))
+        differs = ty.math(r"\neq", color=palette.HIGHLIGHT).scale(1.3)
+        differs.next_to(VGroup(with_relu, linear), RIGHT, buff=0.45)
+        gap = self.number("collapse.max_difference")
+        note = ty.label(f"diferencia: hasta {ty.fmt_decimal(gap, 2)}", color=palette.HIGHLIGHT)
+        note.next_to(differs, RIGHT, buff=0.3)
+        return VGroup(boxes, differs, note)
+
+
+class ProductLayout(VGroup):
+    """left · right = result in one row, each with its name above."""
+
+    def __init__(self, left, right, result):
+        super().__init__()
+        times, equals = ty.math(r"\cdot"), ty.math("=")
+        row = VGroup(left, times, right, equals, result).arrange(RIGHT, buff=0.35)
+        self.mats = (left, right, result, times, equals)
+        self.labels = VGroup(*(ty.math(t).next_to(m, UP, buff=0.3)
+                               for t, m in ((r"W_1", left), (r"W_2", right), (r"W_1 W_2", result))))
+        self.add(row, self.labels)
+        if self.width > 12.6:  # keep clear of the frame's edges at any matrix size
+            self.scale_to_fit_width(12.6)
+        self.move_to(UP * 0.2)
+

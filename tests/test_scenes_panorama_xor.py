@@ -1,0 +1,196 @@
+"""Panorama and XOR scenes: their sources, scripts, numbers and kit drawings agree.
+
+Nothing here renders video: sources are parsed, scripts loaded and numbers resolved, and
+the kit's mobjects are built and measured (cheap). The preview build
+(tests/test_foundation_build.py) checks duration, bookmarks and layout of the rendered scenes.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ffn_core.collapse import solve as solve_collapse
+from ffn_core.numbers import all_numbers, number
+from ffn_core.xor import VIEW, clip_line, solve as solve_xor
+from voiceover.script import load_script
+from voiceover.spoken import render
+
+REPO = Path(__file__).resolve().parent.parent
+SCENES = {"panorama": REPO / "scenes" / "panorama.py", "xor": REPO / "scenes" / "xor.py"}
+BEAT_RE = re.compile(r"self\.beat\(\"([a-z0-9_]+)\"\)")
+UNTIL_RE = re.compile(r"until\(\"([a-z0-9_]+)\"\)")
+NUMBER_RE = re.compile(r"number\(\s*[\"']([a-z0-9_.]+)[\"']")
+
+
+def _beats_and_bookmarks(source: str) -> dict[str, set[str]]:
+    """Beat name -> bookmarks the source waits for inside that beat's `with` block."""
+    waits: dict[str, set[str]] = {}
+    current = None
+    for line in source.splitlines():
+        beat = BEAT_RE.search(line)
+        if beat:
+            current = beat.group(1)
+            waits[current] = set()
+        elif current is not None and line.strip() and not line.startswith(" " * 12):
+            current = None  # left the `with` block (dedented below its body)
+        for mark in UNTIL_RE.findall(line):
+            assert current is not None, f"until({mark!r}) outside a beat: {line.strip()}"
+            waits[current].add(mark)
+    return waits
+
+
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_scene_plays_every_beat_of_its_script_in_order(scene):
+    source = SCENES[scene].read_text(encoding="utf-8")
+    assert list(_beats_and_bookmarks(source)) == [b.name for b in load_script(scene).beats]
+
+
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_every_bookmark_the_scene_waits_for_is_in_its_beat_and_every_bookmark_is_used(scene):
+    waits = _beats_and_bookmarks(SCENES[scene].read_text(encoding="utf-8"))
+    for beat in load_script(scene).beats:
+        assert waits[beat.name] == set(beat.bookmarks), beat.name
+
+
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_narration_fields_resolve_to_registry_numbers(scene):
+    script = load_script(scene)
+    assert script.fields(), "the narration should speak at least one computed number"
+    for beat in script.beats:
+        for segment in beat.segments:
+            spoken, written = render(segment, lambda key: number(key).value)
+            assert "{" not in spoken and "{" not in written
+
+
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_scene_reads_every_number_by_a_literal_key_the_audit_can_find(scene):
+    source = SCENES[scene].read_text(encoding="utf-8")
+    hidden = re.findall(r"self\.number\((?!\s*[\"'])[^)]*\)", source)
+    assert not hidden, f"number keys the audit cannot see: {hidden}"
+    assert not re.findall(r"number\(\s*f[\"']", source), "f-string keys match more keys than the scene shows"
+
+
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_numbers_the_scene_reads_are_listed_with_the_scene_by_the_audit(scene):
+    from lecture.audit import numbers_with_scenes
+    from lecture.plan import load_plan
+
+    plan = [s for s in load_plan() if s.name == scene]
+    assert plan, f"scene {scene!r} is missing from lecture/plan.toml"
+    listed = {row["key"]: row["scenes"] for row in numbers_with_scenes(plan, all_numbers())}
+    keys = set(NUMBER_RE.findall(SCENES[scene].read_text(encoding="utf-8")))
+    keys |= {field.partition(":")[0] for field in load_script(scene).fields()}
+    assert keys
+    for key in keys:
+        assert scene in listed[key], key
+    claimed = {key for key, scenes in listed.items() if scene in scenes}
+    assert claimed == keys, f"listed with {scene} but not shown: {sorted(claimed - keys)}"
+
+
+def test_panorama_shows_the_collapse_numbers_ffn_core_computes():
+    result = solve_collapse()
+    assert number("collapse.product").value == result.product
+    assert number("collapse.relu_output").value != number("collapse.linear_output").value
+    # The rows the scene draws: the zeros it rings are the neurons the ReLU silenced.
+    zeros = tuple(i for i, v in enumerate(number("collapse.hidden_relu").value) if v == 0)
+    assert zeros == result.silenced and number("collapse.n_silenced").value == len(zeros)
+
+
+def test_xor_counter_never_passes_the_best_a_line_can_do():
+    result = solve_xor()
+    counts = number("xor.sweep_correct_points").value
+    assert counts == tuple(sum(frame.correct) for frame in result.sweep)
+    assert max(counts) == number("xor.linear_best_correct_points").value < number("xor.n_points").value
+    assert number("xor.mlp_correct_points").value == number("xor.n_points").value
+
+
+# -- the kit drawings used by these scenes --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def plane():
+    from scenes.kit.plane import PlaneSquare
+
+    return PlaneSquare(VIEW, side=4.0)
+
+
+def _polygon_area(points) -> float:
+    p = np.asarray(points, dtype=float)
+    return 0.5 * abs(np.dot(p[:, 0], np.roll(p[:, 1], -1)) - np.dot(p[:, 1], np.roll(p[:, 0], -1)))
+
+
+def test_half_plane_is_the_square_clipped_on_the_right_side_of_the_line(plane):
+    from scenes.kit.plane import half_plane_corners
+
+    side = VIEW[1] - VIEW[0]
+    vertical = half_plane_corners(plane, 0.0, 1.0)  # x > 1: the right quarter of [-0.5, 1.5]
+    assert _polygon_area(vertical) == pytest.approx(0.5 * side)
+    assert all(x >= 1.0 - 1e-9 for x, _ in vertical)
+    assert half_plane_corners(plane, 0.0, 5.0) == []  # the line misses the square
+
+
+def test_plane_maps_data_corners_onto_the_drawn_square(plane):
+    lo, hi = VIEW
+    assert np.allclose(plane.to_scene(lo, lo), plane.frame.get_corner(np.array([-1, -1, 0])))
+    assert np.allclose(plane.to_scene(hi, hi), plane.frame.get_corner(np.array([1, 1, 0])))
+
+
+def test_decision_regions_cover_the_square_with_the_sampled_classes(plane):
+    from scenes.kit import palette
+    from scenes.kit.plane import CLASS_COLORS, DecisionRegions
+
+    mlp = solve_xor().mlp
+    regions = DecisionRegions(plane, mlp.grid_x, mlp.grid_y, mlp.region)
+    region = np.array(mlp.region)
+    # Sample the drawing at every grid point: the cell covering it has the predicted class's hue.
+    hue = {c: np.array(CLASS_COLORS[c].to_rgb()) for c in (0, 1)}
+    background = np.array(palette.BACKGROUND.to_rgb())  # cells are blended from it towards the hue
+    for r in range(0, region.shape[0], 8):
+        for c in range(0, region.shape[1], 8):
+            point = plane.to_scene(mlp.grid_x[c], mlp.grid_y[r])
+            covering = [cell for cell in regions.cells
+                        if np.all(point[:2] >= cell.get_corner(np.array([-1, -1, 0]))[:2] - 1e-9)
+                        and np.all(point[:2] <= cell.get_corner(np.array([1, 1, 0]))[:2] + 1e-9)]
+            assert covering, (r, c)
+            rgb = np.array(covering[0].get_fill_color().to_rgb())
+            dist = {k: np.linalg.norm((rgb - background) / np.linalg.norm(rgb - background)
+                                      - (v - background) / np.linalg.norm(v - background)) for k, v in hue.items()}
+            assert min(dist, key=dist.get) == region[r, c], (r, c)
+
+
+def test_accuracy_counter_shows_exactly_one_reading():
+    from scenes.kit.plane import AccuracyCounter
+
+    counter = AccuracyCounter("Aciertos", 4).show(3)
+    visible = [r for r in counter.readings if r.get_fill_opacity() > 0.05]
+    assert len(visible) == 1 and visible[0].text.replace(" ", "") == "Aciertos:3de4"
+    with pytest.raises(ValueError, match="outside"):
+        counter.show(5)
+
+
+def test_sweeping_line_rings_the_points_each_position_gets_wrong(plane):
+    from scenes.kit.plane import AccuracyCounter, ClassPoints, SweepingLine
+
+    result = solve_xor()
+    counts = number("xor.sweep_correct_points").value
+    points = ClassPoints(plane, result.points, result.labels)
+    sweep = SweepingLine(plane, points, result.sweep, counts, AccuracyCounter("Aciertos", 4),
+                         AccuracyCounter("Mejor", 4), clip=clip_line)
+    for k, position in enumerate(result.sweep):
+        sweep.set_position(float(k))
+        shown = [ring.get_stroke_opacity() > 0.5 for ring in sweep.rings.rings]
+        assert shown == [not ok for ok in position.correct]
+        assert sweep.counter.value == counts[k] and sweep.best.value == max(counts[: k + 1])
+
+
+def test_product_fill_visits_every_entry_of_the_product_once():
+    from scenes.kit.matmul import ProductFill
+    from scenes.kit.matrix import MatrixMob
+
+    result = solve_collapse()
+    fill = ProductFill(MatrixMob(result.w1), MatrixMob(result.w2), MatrixMob(result.product, places=2))
+    assert sorted(fill.order) == [(i, j) for i in range(3) for j in range(3)]
+    with pytest.raises(ValueError, match="cannot give"):
+        ProductFill(MatrixMob(result.w2), MatrixMob(result.w2), MatrixMob(result.product))
