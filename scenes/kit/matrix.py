@@ -31,13 +31,17 @@ class MatrixMob(VGroup):
     (default: the largest |entry|)."""
 
     def __init__(self, values, places: int = 1, scale: float | None = None, font_size: float = ty.LABEL_SIZE,
-                 h_buff: float = 0.35, v_buff: float = 0.22, **kwargs):
+                 h_buff: float = 0.35, v_buff: float = 0.22, dim_zeros: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.values = np.atleast_2d(np.asarray(values, dtype=float))
         rows, cols = self.values.shape
         scale = scale if scale is not None else float(np.max(np.abs(self.values)) or 1.0)
+
+        def color(v):  # dim_zeros: an exact zero is a silenced neuron, drawn dimmed
+            return palette.MUTED if dim_zeros and v == 0 else value_color(v, scale)
+
         self.entries = [[Text(entry_text(v, places), font=ty.FONT, font_size=font_size,
-                              color=value_color(v, scale)) for v in row] for row in self.values]
+                              color=color(v)) for v in row] for row in self.values]
         cell_w = max(t.width for row in self.entries for t in row) + h_buff
         cell_h = max(t.height for row in self.entries for t in row) + v_buff
         for i, row in enumerate(self.entries):
@@ -58,6 +62,12 @@ class MatrixMob(VGroup):
 
     def highlight_column(self, j: int, color=palette.HIGHLIGHT) -> SurroundingRectangle:
         return SurroundingRectangle(self.column(j), color=color, buff=0.08, corner_radius=0.05)
+
+    def settle(self, scene) -> None:
+        """Make this matrix one mobject on `scene` again after its entries were brought in one
+        by one (e.g. by TransformFromCopy), so later moves act on it, and nothing is drawn twice."""
+        scene.remove(*self.grid, self.brackets)
+        scene.add(self)
 
 
 class VectorColumn(MatrixMob):
@@ -105,8 +115,28 @@ def _brackets(grid: VGroup) -> VGroup:
 
 def dot_product_tex(left, right, result, places: int = 1) -> MathTex:
     """'(3 × 0,5) + (5 × 0,1) = 2,0' with the real operands, as LaTeX."""
-    def num(v):
-        return entry_text(v, places).replace("\u2212", "-").replace(",", "{,}")
+    terms = " + ".join(rf"({_tex_number(a, places)} \times {_tex_number(b, places)})" for a, b in zip(left, right))
+    return ty.math(rf"{terms} = {_tex_number(result, places)}")
 
-    terms = " + ".join(rf"({num(a)} \times {num(b)})" for a, b in zip(left, right))
-    return ty.math(rf"{terms} = {num(result)}")
+
+def _tex_number(value: float, places: int) -> str:
+    """A number for LaTeX: decimal comma kept tight ({,}), ASCII minus for TeX to typeset."""
+    return entry_text(value, places).replace("\u2212", "-").replace(",", "{,}")
+
+
+def dot_product_steps(left, right, products, result, left_places: int = 1, right_places: int = 1,
+                      product_places: int = 1, result_places: int = 1) -> MathTex:
+    """'(3 × 0,5) + (5 × 0,1) = 1,5 + 0,5 = 2,0' with the real operands, in five parts for a
+    step-by-step reveal: [0] the products written out, [1] '=', [2] the products' values
+    added, [3] '=', [4] the result. Each operand family has its own number of decimals."""
+    terms = " + ".join(rf"({_tex_number(a, left_places)} \times {_tex_number(b, right_places)})"
+                       for a, b in zip(left, right))
+    values = " + ".join(_tex_number(p, product_places) for p in products)
+    return ty.math(rf"{{{{ {terms} }}}} = {{{{ {values} }}}} = {{{{ {_tex_number(result, result_places)} }}}}")
+
+
+def count_label(mob, count: int, noun: str = "números", direction=DOWN, color=palette.MUTED) -> VGroup:
+    """A brace with '4 números' under a vector: its size, the thing a matrix changes."""
+    brace = Brace(mob, direction, color=palette.MUTED, buff=0.1)
+    text = ty.small(f"{ty.fmt_int(count)} {noun}", color=color).next_to(brace, direction, buff=0.1)
+    return VGroup(brace, text)

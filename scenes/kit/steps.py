@@ -1,0 +1,33 @@
+"""Several animations one after another inside one narrated window.
+
+manim's `Succession` shows the later animations' mobjects before their turn (a
+`TransformFromCopy` target sits in its final place from the first frame), so a worked
+computation would give its result away early. Here each step is its own `play`, lasting
+its share of the window, and the last step ends exactly where the window ends.
+"""
+from __future__ import annotations
+
+from scenes.kit.narrated import ClockTime, NarratedScene
+
+
+def play_in_steps(scene: NarratedScene, window: ClockTime, *steps) -> None:
+    """Play `steps`, each `(animations, share)`, in order inside `window` (from `b.until(...)`,
+    `b.remaining()` or `b.speech_remaining()`). Shares are fractions of the window; the last
+    step takes whatever is left, so the window's bookmark fires on its frame."""
+    if not steps:
+        raise ValueError("play_in_steps needs at least one (animations, share) step")
+    if sum(share for _, share in steps[:-1]) >= 1.0:
+        raise ValueError("the shares of all steps but the last must leave time for the last one")
+    starts_s = window.target_s - float(window)
+    if float(window) > 0 and abs(starts_s - scene.clock_s) > 1 / scene.fps:
+        raise ValueError(f"scene {type(scene).__name__}: a window ending at {window.target_s:.2f} s was asked "
+                         f"for at {starts_s:.2f} s but is played at {scene.clock_s:.2f} s; ask the beat for it "
+                         "(b.until(...)) right before play_in_steps")
+    for animations, share in steps[:-1]:
+        scene.play(*_as_tuple(animations), run_time=window * share)
+    last = ClockTime(window.target_s - scene.clock_s, window.target_s, window.bookmark)
+    scene.play(*_as_tuple(steps[-1][0]), run_time=last)
+
+
+def _as_tuple(animations) -> tuple:
+    return tuple(animations) if isinstance(animations, (list, tuple)) else (animations,)

@@ -1,0 +1,136 @@
+"""ReLU as detectors: real MiniLM neurons switched on (positive) or silenced (negative)."""
+from __future__ import annotations
+
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, ReplacementTransform, Transform,
+                   VGroup, Write)
+
+from ffn_core.ffn import gelu, relu
+from ffn_core.pretrained import solve as minilm_ffn
+
+from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
+from scenes.kit.neurons import NeuronGrid, NeuronRow, OffIcon, OnIcon
+from scenes.kit.steps import play_in_steps
+
+
+def relu1(x: float) -> float:
+    """ffn_core's ReLU on one number: the graph plots the code's own function."""
+    return float(relu(x))
+
+
+def gelu1(x: float) -> float:
+    """ffn_core's GELU (exact, as MiniLM's config says) on one number."""
+    return float(gelu(x))
+
+
+class Relu(NarratedScene):
+    script = "relu"
+
+    def construct(self):
+        raw = self.number("pretrained.minilm.sample_pre_activations")
+        shown = self.number("pretrained.minilm.sample_size")
+        n_on = self.number("pretrained.minilm.sample_n_positive")
+        width = self.number("pretrained.minilm.d_ff")
+
+        formula = ty.math(r"\mathrm{ReLU}(x) = \max(0,\ x)").scale(1.2).to_edge(UP, buff=0.5)
+        with self.beat("regla") as b:
+            graph = ActivationGraph(width=7.0, height=4.4).next_to(formula, DOWN, buff=0.7)
+            self.play(Create(graph), run_time=b.until("formula"))
+            self.play(Write(formula), run_time=b.until("negativos"))
+            flat = graph.curve(relu1, palette.NEGATIVE, x_max=0.0, stroke_width=8)
+            flat_label = graph.label_at("negativo → 0", -1.0, 0.0, UP, color=palette.NEGATIVE, buff=0.3)
+            self.play(Create(flat), FadeIn(flat_label), run_time=b.until("positivos"))
+            ramp = graph.curve(relu1, palette.ACTIVE, x_min=0.0, stroke_width=8)
+            ramp_label = graph.label_at("positivo → pasa igual", 1.0, 1.0, RIGHT, color=palette.ACTIVE, buff=0.4)
+            self.play(Create(ramp), FadeIn(ramp_label), run_time=b.speech_remaining())
+
+        row = NeuronRow(raw, unit_height=1.6, spacing=0.95)
+        row.shift(UP * 0.6 - row.baseline_point())
+        with self.beat("neuronas") as b:
+            caption = self._sample_caption().next_to(formula, DOWN, buff=0.35)
+            self.play(FadeOut(VGroup(graph, flat, ramp, flat_label, ramp_label)), FadeIn(caption),
+                      run_time=b.until("fila"))
+            # One neuron after another, each bar growing to its real value.
+            self.play(LaggedStart(*(FadeIn(n, shift=UP * 0.15) for n in row.neurons), lag_ratio=0.5),
+                      run_time=b.until("signos"))
+
+        with self.beat("encender") as b:
+            self.wait(b.until("aplastar"))
+            after = row.activated(relu1)
+            self.play(row.transform_into(after), run_time=b.until("iconos"))
+            row = after
+            icons = after.icons([relu1(v) for v in raw])
+            self.play(FadeIn(icons), run_time=b.until("cuenta"))
+            count = _count_line(n_on, shown, "encendidas").next_to(icons, DOWN, buff=1.0)
+            self.play(FadeIn(count), run_time=b.speech_remaining())
+
+        with self.beat("gelu") as b:
+            heading = ty.title("MiniLM usa GELU: una ReLU suave").to_edge(UP, buff=0.5)
+            # The sample spans about -1.7..0.4: a graph cut to that window shows GELU's dip.
+            graph = ActivationGraph(x_range=(-2.0, 1.0), y_range=(-0.4, 1.0), width=10.0, height=5.0)
+            graph.next_to(heading, DOWN, buff=0.6)
+            ideal = graph.curve(relu1, palette.MUTED, stroke_width=3)
+            self.play(FadeOut(VGroup(row, icons, count, caption, formula)), FadeIn(heading), Create(graph),
+                      Create(ideal), run_time=b.until("curva"))
+            smooth = graph.curve(gelu1, palette.FFN)
+            legend = _legend(graph)
+            self.play(Create(smooth), FadeIn(legend), run_time=b.until("puntos"))
+            on_axis, on_gelu = on_axis_then_at(graph, raw, self.number("pretrained.minilm.sample_activations"))
+            # The ten neurons at their raw values, then where GELU sends them.
+            play_in_steps(self, b.until("idealizacion"), (FadeIn(on_axis), 0.3),
+                          (ReplacementTransform(on_axis, on_gelu), None))
+            _, on_relu = on_axis_then_at(graph, raw, [relu1(v) for v in raw])
+            self.play(Transform(on_gelu, on_relu), ideal.animate.set_stroke(palette.ACTIVE, width=5),
+                      run_time=b.speech_remaining())
+
+        grid = NeuronGrid(minilm_ffn().activation).move_to(DOWN * 0.2)
+        with self.beat("escasez") as b:
+            heading2 = ty.title(f"La capa entera: {ty.fmt_int(width)} neuronas").to_edge(UP, buff=0.5)
+            self.play(FadeOut(VGroup(heading, graph, ideal, smooth, legend, on_gelu)), FadeIn(heading2),
+                      FadeIn(grid), run_time=b.until("rejilla"))
+            self.wait(b.until("encendidas"))
+            share = self.number("pretrained.minilm.active_share")
+            count = _count_line(self.number("pretrained.minilm.n_active"), width, "encendidas")
+            count.add(ty.label(f"({ty.fmt_percent(share)})", color=palette.ACTIVE))
+            count.arrange(RIGHT, buff=0.25).next_to(grid, DOWN, buff=0.45)
+            self.play(grid.light_up(), FadeIn(count), run_time=b.speech_remaining())
+
+        with self.beat("cierre") as b:
+            heading3 = ty.title("Cada neurona es un detector").to_edge(UP, buff=1.2)
+            self.play(FadeOut(VGroup(heading2, grid, count)), FadeIn(heading3), run_time=b.until("pregunta"))
+            question = ty.body("¿Está mi patrón en la palabra?").next_to(heading3, DOWN, buff=1.1)
+            self.play(FadeIn(question), run_time=b.until("respuesta"))
+            answers = _answers().next_to(question, DOWN, buff=0.8)
+            self.play(FadeIn(answers, shift=UP * 0.2), run_time=b.speech_remaining())
+
+    def _sample_caption(self):
+        blocks = self.number("params.minilm_l6.n_layers")
+        block = self.number("pretrained.minilm.block_number")
+        shown = self.number("pretrained.minilm.sample_size")
+        width = self.number("pretrained.minilm.d_ff")
+        ffn = minilm_ffn()
+        where = ty.small(f"{ffn.model} · bloque {block} de {blocks} · «{ffn.token}» en «{ffn.sentence}»")
+        which = ty.small(f"las {shown} primeras de sus {ty.fmt_int(width)} neuronas")
+        return VGroup(where, which).arrange(DOWN, buff=0.12)
+
+
+def _count_line(on: int, total: int, word: str) -> VGroup:
+    """'3 de 10 encendidas' with the on-icon in front."""
+    text = ty.label(f"{ty.fmt_int(on)} de {ty.fmt_int(total)} {word}", color=palette.ACTIVE)
+    return VGroup(OnIcon(), text).arrange(RIGHT, buff=0.3)
+
+
+def _legend(graph: ActivationGraph) -> VGroup:
+    relu_key = ty.small("ReLU (ideal)", color=palette.MUTED)
+    gelu_key = ty.small("GELU (MiniLM)", color=palette.FFN)
+    legend = VGroup(gelu_key, relu_key).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+    # Upper-left quadrant: empty, since both curves stay near zero for negative inputs.
+    return legend.move_to(graph.axes.c2p(-1.0, 0.7))
+
+
+def _answers() -> VGroup:
+    yes = VGroup(OnIcon(0.18), ty.body("sí: se enciende y aporta", color=palette.ACTIVE)).arrange(RIGHT, buff=0.4)
+    no = VGroup(OffIcon(0.18), ty.body("no: se apaga y calla", color=palette.MUTED)).arrange(RIGHT, buff=0.4)
+    answers = VGroup(yes, no).arrange(DOWN, aligned_edge=LEFT, buff=0.5)
+    no[1].align_to(yes[1], LEFT)  # texts in one column, whatever each icon's width
+    return answers
