@@ -126,11 +126,10 @@ class Analogies(NarratedScene):
             verdict_tag = VGroup(ty.label("veredicto", color=palette.FFN).next_to(verdict, LEFT, buff=0.4),
                                  ty.small("= salida de la capa").next_to(verdict, RIGHT, buff=0.4))
             # Every speaking juror's vector travels into the one verdict: the sum, drawn as a merge.
-            travellers = [t.copy() for t in terms.values()]
-            self.play(*(Transform(t, verdict.copy()) for t in travellers), FadeIn(verdict_tag),
+            # One group becomes the verdict, so no pile of copies is left stacked on it.
+            travellers = VGroup(*(t.copy() for t in terms.values()))
+            self.play(ReplacementTransform(travellers, verdict), FadeIn(verdict_tag),
                       run_time=0.8 * b.until("fuerte"))
-            self.remove(*travellers)
-            self.add(verdict)
             self.wait(b.until("fuerte"))
             loudest = self.number("perro.loudest_neuron") - 1
             mark = SurroundingRectangle(VGroup(self.jury.jurors[loudest], terms[loudest]), color=palette.HIGHLIGHT,

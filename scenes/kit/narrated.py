@@ -5,7 +5,7 @@ Scenes never invent durations. Inside `with self.beat("name") as b:` a scene ask
 clock, so every animation ends on the frame nearest the audio time it was aimed at and
 rounding never accumulates. Each beat is padded to its narrated end, the scene to its
 timeline's total, and a log records when each bookmark fired, which numbers were read
-and any text that left the frame or overlapped other text.
+and any text that left the frame or overlapped other text at the end of any animation.
 """
 from __future__ import annotations
 
@@ -112,6 +112,9 @@ class NarratedScene(Scene):
         self._advance(lambda rt: Scene.play(self, *animations, run_time=rt, **kwargs), wanted)
         if isinstance(run_time, ClockTime) and run_time.bookmark:
             self.fired[run_time.bookmark] = self.clock_s
+        # Every animation's end state is checked, not only the beat's last frame: a beat that
+        # ends by clearing the stage would otherwise hide what was wrong while it was shown.
+        self._check_layout(self._beat_names[-1] if self._beat_names else "(antes del primer beat)")
 
     def wait(self, duration: float = 1.0, **kwargs) -> None:
         target = duration.target_s if isinstance(duration, ClockTime) else None
@@ -166,6 +169,8 @@ class NarratedScene(Scene):
 
     # -- checks and log ----------------------------------------------------------------
     def _check_layout(self, beat: str) -> None:
+        if self.renderer.skip_animations:
+            return
         texts = [m for m in self._visible_family() if isinstance(m, TEXT_TYPES)]
         half_w = config.frame_width / 2 - FRAME_MARGIN
         half_h = config.frame_height / 2 - FRAME_MARGIN
@@ -174,13 +179,17 @@ class NarratedScene(Scene):
             lo, hi = m.get_corner(np.array([-1, -1, 0])), m.get_corner(np.array([1, 1, 0]))
             name = _describe(m)
             if lo[0] < -half_w or hi[0] > half_w or lo[1] < -half_h or hi[1] > half_h:
-                self.layout_problems.append(f"beat '{beat}': {name} leaves the frame")
+                self._problem(f"beat '{beat}': {name} leaves the frame")
             boxes.append((name, lo, hi))
         for (na, la, ha), (nb, lb, hb) in combinations(boxes, 2):
             overlap_w = min(ha[0], hb[0]) - max(la[0], lb[0])
             overlap_h = min(ha[1], hb[1]) - max(la[1], lb[1])
             if overlap_w > 0.02 and overlap_h > 0.02:
-                self.layout_problems.append(f"beat '{beat}': {na} overlaps {nb}")
+                self._problem(f"beat '{beat}': {na} overlaps {nb}")
+
+    def _problem(self, message: str) -> None:
+        if message not in self.layout_problems:
+            self.layout_problems.append(message)
 
     def _visible_family(self):
         """Top-most text mobjects on screen (a Text's own glyphs are not compared)."""
