@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 from lecture.plan import PlannedScene
-from voiceover.script import load_script
 
 NUMBER_CALL_RE = re.compile(r"number\(\s*(f?)([\"'])(.+?)\2")
 
@@ -28,7 +27,7 @@ def scene_key_patterns(scene: PlannedScene) -> list[re.Pattern]:
 
 
 def script_keys(scene: PlannedScene) -> set[str]:
-    return {field.partition(":")[0] for field in load_script(scene.script).fields()}
+    return {field.partition(":")[0] for field in scene.load_script().fields()}
 
 
 def logged_keys(log_dir: Path) -> set[str]:

@@ -1,4 +1,5 @@
-"""`ffn-video`: build the lecture, narrate it, and audit its numbers."""
+"""`ffn-video`: build the lecture, watch it while editing, list its scenes, narrate it, and
+audit its numbers."""
 from __future__ import annotations
 
 import argparse
@@ -6,64 +7,97 @@ import json
 import sys
 
 from rich.console import Console
+from rich.markup import escape
+
+from lecture.qualities import QUALITIES
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ffn-video", description="Clase en vídeo sobre la capa feed-forward.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p_build = sub.add_parser("build", help="render the lecture (only what changed)")
-    p_build.add_argument("--quality", default="preview", help="preview, 1080p or 4k")
-    p_build.add_argument("--only", nargs="+", metavar="SCENE", help="render only these scenes")
-    p_build.add_argument("--jobs", type=int, default=None, help="parallel scene renders (default: cores)")
+    p_build = sub.add_parser("build", help="renderiza la clase (solo lo que cambió)")
+    p_build.add_argument("--quality", default="preview", choices=list(QUALITIES),
+                         help="preview (854x480, 15 fps), 1080p (60 fps) o 4k (60 fps)")
+    p_build.add_argument("--only", nargs="+", metavar="ESCENA", help="renderiza solo estas escenas")
+    p_build.add_argument("--jobs", type=int, default=None,
+                         help="renders en paralelo (por defecto, los núcleos)")
 
-    p_narrate = sub.add_parser("narrate", help="synthesise missing narration and print durations")
-    p_narrate.add_argument("scenes", nargs="*", metavar="SCENE")
+    p_watch = sub.add_parser("watch", help="recompila en calidad preview cada vez que cambia una escena o su guion")
+    p_watch.add_argument("--quality", default="preview", choices=list(QUALITIES))
+    p_watch.add_argument("--jobs", type=int, default=None)
+    p_watch.add_argument("--interval", type=float, default=0.5, metavar="S", help="segundos entre miradas")
 
-    p_numbers = sub.add_parser("numbers", help="every number the lecture shows or says")
-    p_numbers.add_argument("--json", action="store_true", help="print as a JSON list")
+    p_scenes = sub.add_parser("scenes", help="las escenas del plan: narración, beats y si están renderizadas")
+    p_scenes.add_argument("--json", action="store_true", help="como lista JSON")
 
-    args = parser.parse_args(argv)
+    sub.add_parser("narrate", help="sintetiza la narración que falta e imprime duraciones", add_help=False)
+
+    p_numbers = sub.add_parser("numbers", help="cada número que la clase muestra o dice")
+    p_numbers.add_argument("--json", action="store_true", help="como lista JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["narrate"]:  # its options belong to voiceover's own parser
+        from voiceover.narrate import narrate_main
+
+        return narrate_main(argv[1:])
+    args = parser().parse_args(argv)
     console = Console(stderr=True)
+    from lecture.build import BuildLocked
+
     try:
         if args.command == "build":
             return _build(args, console)
-        if args.command == "narrate":
-            return _narrate(args, console)
+        if args.command == "watch":
+            return _watch(args, console)
+        if args.command == "scenes":
+            return _scenes(args)
         if args.command == "numbers":
             return _numbers(args)
+    except BuildLocked as err:
+        console.print(f"[red]{escape(str(err))}[/]", highlight=False, soft_wrap=True)
+        return 3
     except (ValueError, RuntimeError) as err:
-        console.print(f"[red]error:[/] {err}")
+        console.print(f"[red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         return 2
     return 1
 
 
 def _build(args, console: Console) -> int:
     from lecture.build import build
+    from lecture.display import print_summary
 
     report = build(args.quality, only=args.only, jobs=args.jobs, console=console)
-    console.print(f"renderizadas: {', '.join(report.rendered) or 'ninguna'}; "
-                  f"de caché: {', '.join(report.cached) or 'ninguna'}; {report.seconds:.1f} s")
-    if report.loudness:
-        console.print(f"narración: {report.loudness.integrated_lufs:.1f} LUFS, "
-                      f"pico real {report.loudness.true_peak_dbtp:.1f} dBTP")
+    print_summary(report, console)
     if report.failed:
-        for name, error in report.failed.items():
-            console.print(f"[red]escena '{name}' falló:[/] {error}")
         return 1
     if report.lecture:
         print(report.lecture)
     return 0
 
 
-def _narrate(args, console: Console) -> int:
-    from lecture.plan import load_plan, select
-    from voiceover.timeline import build_timeline
+def _watch(args, console: Console) -> int:
+    from lecture.watch import watch
 
-    for scene in select(load_plan(), args.scenes or None):
-        timeline = build_timeline(scene.script)
-        print(f"{scene.name}\t{timeline.total_s:.2f} s\t{len(timeline.beats)} beats")
+    watch(args.quality, interval_s=args.interval, jobs=args.jobs, console=console)
     return 0
+
+
+def _scenes(args) -> int:
+    from lecture.build import build_dir
+    from lecture.listing import format_rows, scene_rows
+    from lecture.plan import load_plan
+
+    rows = scene_rows(load_plan(), build_dir())
+    if args.json:
+        json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
+        print()
+    else:
+        print("\n".join(format_rows(rows)))
+    return 1 if any(r.get("error") for r in rows) else 0
 
 
 def _numbers(args) -> int:

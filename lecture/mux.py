@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Sequence
 
 from voiceover.atomic import atomic_path
 
@@ -20,17 +21,21 @@ def _ffmpeg(args: list[str], what: str) -> None:
         raise MuxError(f"ffmpeg failed while {what}: {proc.stderr.strip()[-800:]}")
 
 
-def concat_videos(videos: list[Path], out: Path) -> Path:
-    """Stream-copy concatenation: nothing already encoded is encoded again."""
+def concat_streams(paths: Sequence[Path], out: Path, what: str) -> Path:
+    """Stream-copy concatenation (ffmpeg's concat demuxer): nothing is encoded again."""
     with atomic_path(out) as tmp:
         listing = tmp.with_suffix(".txt")
-        listing.write_text("".join(f"file '{Path(v).resolve()}'\n" for v in videos), encoding="utf-8")
+        listing.write_text("".join(f"file '{Path(p).resolve()}'\n" for p in paths), encoding="utf-8")
         try:
             _ffmpeg(["-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", "-f", "mp4", str(tmp)],
-                    f"joining {len(videos)} scene videos")
+                    f"joining {len(paths)} {what}")
         finally:
             listing.unlink(missing_ok=True)
     return out
+
+
+def concat_videos(videos: list[Path], out: Path) -> Path:
+    return concat_streams(videos, out, "scene videos")
 
 
 def mux(video: Path, audio_wav: Path, out: Path) -> Path:
@@ -40,6 +45,15 @@ def mux(video: Path, audio_wav: Path, out: Path) -> Path:
                  "-c:v", "copy", "-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k",
                  "-ar", "48000", "-ac", "2", "-movflags", "+faststart", "-f", "mp4", str(tmp)],
                 f"muxing {Path(video).name} with {Path(audio_wav).name}")
+    return out
+
+
+def mux_copy(video: Path, audio: Path, out: Path) -> Path:
+    """Video and already-encoded audio put together as they are, index at the front."""
+    with atomic_path(out) as tmp:
+        _ffmpeg(["-i", str(video), "-i", str(audio), "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
+                 "-movflags", "+faststart", "-f", "mp4", str(tmp)],
+                f"muxing {Path(video).name} with {Path(audio).name}")
     return out
 
 

@@ -1,12 +1,21 @@
-"""The lecture's ordered plan of scenes, read from `lecture/plan.toml`."""
+"""The lecture's ordered plan of scenes, read from `lecture/plan.toml`.
+
+The plan is data: which scenes play, in which order, which class draws each and which
+narration script times it. `FFN_PLAN` points the build at another plan file (tests use a
+tiny one); paths inside a plan are relative to the repository root, or absolute.
+"""
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from voiceover.script import Script, load_script
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PLAN_PATH = Path(__file__).resolve().parent / "plan.toml"
+ALLOWED_KEYS = {"name", "module", "class", "script", "script_path"}
 
 
 @dataclass(frozen=True)
@@ -15,19 +24,42 @@ class PlannedScene:
     module: Path       # absolute path of the scene's source file
     class_name: str
     script: str        # narration name
+    script_path: Path | None = None  # explicit narration file; None: voiceover/script/es/<script>.toml
+
+    def load_script(self) -> Script:
+        return load_script(self.script, self.script_path)
 
 
-def load_plan(path: Path = PLAN_PATH) -> tuple[PlannedScene, ...]:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+def plan_path() -> Path:
+    """The plan in use: `$FFN_PLAN` when set, else `lecture/plan.toml`."""
+    configured = os.environ.get("FFN_PLAN")
+    return Path(configured).resolve() if configured else PLAN_PATH
+
+
+def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
+    path = Path(path) if path else plan_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such plan file") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: TOML syntax error: {err}") from None
     scenes = []
     for i, entry in enumerate(data.get("scene", []), start=1):
+        label = f"{path}: scene #{i}" + (f" '{entry['name']}'" if "name" in entry else "")
         missing = {"name", "module", "class", "script"} - set(entry)
         if missing:
-            raise ValueError(f"{path}: scene #{i} lacks {sorted(missing)}")
+            raise ValueError(f"{label} lacks {sorted(missing)}")
+        unknown = set(entry) - ALLOWED_KEYS
+        if unknown:
+            raise ValueError(f"{label}: unknown keys {sorted(unknown)} (allowed: {', '.join(sorted(ALLOWED_KEYS))})")
         module = REPO_ROOT / entry["module"]
         if not module.exists():
-            raise ValueError(f"{path}: scene '{entry['name']}': module {entry['module']} does not exist")
-        scenes.append(PlannedScene(entry["name"], module, entry["class"], entry["script"]))
+            raise ValueError(f"{label}: module {entry['module']} does not exist")
+        script_file = REPO_ROOT / entry["script_path"] if "script_path" in entry else None
+        if script_file is not None and not script_file.exists():
+            raise ValueError(f"{label}: script_path {entry['script_path']} does not exist")
+        scenes.append(PlannedScene(entry["name"], module, entry["class"], entry["script"], script_file))
     if not scenes:
         raise ValueError(f"{path}: the plan lists no scenes")
     names = [s.name for s in scenes]

@@ -1,0 +1,127 @@
+"""`ffn-video watch`: rebuild at preview quality whenever a scene, its narration or the
+plan changes.
+
+Watching is polling: every half second the modification time and size of each file that
+can change the lecture are compared with the last look (the plan, every scene's source
+and the repository modules it imports, `ffn_core`, the narration scripts and the
+lecturer's recordings). Polling needs no extra dependency and works the same on every
+filesystem. A change is acted on once the files have stopped changing for a moment (an
+editor saving in several writes triggers one build). The build itself is the ordinary
+incremental one: only the scenes whose cache key changed are narrated and rendered again,
+then `lecture.mp4` is refreshed.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from rich.console import Console
+from rich.markup import escape
+
+from lecture.build import BuildLocked, BuildReport, build
+from lecture.cache import source_files
+from lecture.display import print_summary
+from lecture.plan import REPO_ROOT, load_plan, plan_path
+
+Snapshot = dict[Path, tuple[int, int] | None]
+
+
+def watched_files(plan_file: Path | None = None) -> list[Path]:
+    """Every file whose change can change the lecture (recomputed each time: an edit can
+    add an import or a scene)."""
+    from voiceover.paths import script_path
+    from voiceover.recordings import recordings_dir
+
+    plan_file = Path(plan_file) if plan_file else plan_path()
+    files: set[Path] = {plan_file.resolve()}
+    files.update(p.resolve() for p in (REPO_ROOT / "ffn_core").rglob("*.py"))
+    try:
+        plan = load_plan(plan_file)
+    except ValueError:
+        return sorted(files)  # a plan being edited; its own change is what we wait for
+    for scene in plan:
+        files.add((scene.script_path or script_path(scene.script)).resolve())
+        try:
+            files.update(source_files(scene.module))
+        except (OSError, SyntaxError):
+            files.add(scene.module.resolve())  # half-written source: watch the file itself
+    recordings = recordings_dir()
+    if recordings.is_dir():
+        files.update(p.resolve() for p in recordings.rglob("*") if p.is_file())
+    return sorted(files)
+
+
+def snapshot(files: list[Path]) -> Snapshot:
+    state: Snapshot = {}
+    for path in files:
+        try:
+            st = path.stat()
+            state[path] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            state[path] = None
+    return state
+
+
+def changed(before: Snapshot, after: Snapshot) -> list[Path]:
+    return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
+
+
+def watch(quality: str = "preview", interval_s: float = 0.5, settle_s: float = 0.3,
+          max_cycles: int | None = None, initial_build: bool = True, jobs: int | None = None,
+          console: Console | None = None, plan_file: Path | None = None,
+          build_fn: Callable[..., BuildReport] = build) -> BuildReport | None:
+    """Build, then rebuild after each change, until interrupted or after `max_cycles`
+    rebuilds; returns the last build's report."""
+    console = console or Console(stderr=True)
+    last: BuildReport | None = None
+    files = watched_files(plan_file)
+    state = snapshot(files)
+    if initial_build:
+        last = _build_once(build_fn, quality, jobs, console, plan_file) or last
+        files = watched_files(plan_file)
+        state = snapshot(files)
+    console.print(f"[bold]vigilando[/] {len(files)} archivos (Ctrl+C para salir)", highlight=False)
+    cycles = 0
+    try:
+        while max_cycles is None or cycles < max_cycles:
+            time.sleep(interval_s)
+            now = snapshot(files)
+            if now == state:
+                continue
+            while True:  # wait for the editor to finish writing
+                time.sleep(settle_s)
+                later = snapshot(files)
+                if later == now:
+                    break
+                now = later
+            diff = changed(state, now)
+            shown = ", ".join(_rel(p) for p in diff[:5]) + (" ..." if len(diff) > 5 else "")
+            console.print(f"[bold]cambió[/] {shown}", highlight=False)
+            last = _build_once(build_fn, quality, jobs, console, plan_file) or last
+            cycles += 1
+            files = watched_files(plan_file)
+            state = snapshot(files)
+    except KeyboardInterrupt:
+        console.print("fin de la vigilancia")
+    return last
+
+
+def _build_once(build_fn, quality, jobs, console: Console, plan_file) -> BuildReport | None:
+    try:
+        report = build_fn(quality, jobs=jobs, console=console, plan_path=plan_file)
+    except BuildLocked as err:
+        console.print(f"[red]{escape(str(err))}[/]", highlight=False, soft_wrap=True)
+        return None
+    except (ValueError, RuntimeError) as err:  # a plan or script being edited; wait for the fix
+        console.print(f"[red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
+        return None
+    print_summary(report, console)
+    return report
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
