@@ -163,10 +163,11 @@ def scene_key(scene: PlannedScene, timeline: Timeline, quality: Quality, root: P
         "timing": timing_signature(timeline),
     }
     h = hashlib.sha256(json.dumps(parts, sort_keys=True).encode())
-    for path in sources:
-        # A repository module by its dotted name; a scene outside the repository (a test
-        # copy) by its file name: moving a file does not change its pixels.
-        rel = _module_name(path, root) or path.name
+    # A repository module by its dotted name; a scene outside the repository (a test copy)
+    # by its file name: moving a file does not change its pixels. Hashed in order of those
+    # names, never of absolute paths, which would reorder when the folders move.
+    named = sorted(((_module_name(path, root) or path.name), path) for path in sources)
+    for rel, path in named:
         h.update(rel.encode() + b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()[:20]

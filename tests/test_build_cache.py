@@ -182,3 +182,22 @@ def test_the_numbers_digest_follows_every_ffn_core_source(tree):
     assert cache.numbers_digest(tree) == before
     _edit(tree / "ffn_core" / "xor.py")  # not imported by the scene, but it computes registry values
     assert cache.numbers_digest(tree) != before
+
+
+
+def test_a_scene_outside_the_repository_keys_the_same_wherever_it_lies(tree):
+    # Sources are hashed in order of their names; ordering by absolute path made a copied
+    # scene's key depend on whether its folder sorted before or after the repository's.
+    import shutil
+    import tempfile
+
+    keys = []
+    for prefix in ("aaa-", "zzz-"):  # one folder sorts before the tree's, one after
+        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=tree.parent))
+        try:
+            (folder / "s.py").write_text(SCENE_SRC, encoding="utf-8")
+            scene = PlannedScene("s", folder / "s.py", "S", "s")
+            keys.append(cache.scene_key(scene, _timeline(), QUALITIES["preview"], root=tree))
+        finally:
+            shutil.rmtree(folder)
+    assert keys[0] == keys[1]
