@@ -21,6 +21,8 @@ def atomic_path(target: Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp makes private (0600) files; outputs are ordinary files others may read.
+        os.chmod(tmp_path, 0o644)
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():
