@@ -14,11 +14,15 @@ class MuxError(RuntimeError):
     pass
 
 
-def _ffmpeg(args: list[str], what: str) -> None:
+def run_ffmpeg(args: list[str], what: str, error: type[Exception] = MuxError) -> None:
+    """ffmpeg, quiet unless it fails; the error says what it was doing and ffmpeg's last words."""
     proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        raise MuxError(f"ffmpeg failed while {what}: {proc.stderr.strip()[-800:]}")
+        raise error(f"ffmpeg failed while {what}: {proc.stderr.strip()[-800:]}")
+
+
+_ffmpeg = run_ffmpeg
 
 
 def concat_streams(paths: Sequence[Path], out: Path, what: str) -> Path:

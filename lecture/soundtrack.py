@@ -32,7 +32,7 @@ from typing import Sequence
 import numpy as np
 import soundfile
 
-from lecture.mux import concat_streams
+from lecture.mux import concat_streams, run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
 
 RATE_HZ = 48_000
@@ -53,10 +53,7 @@ class SoundtrackError(RuntimeError):
 
 
 def _ffmpeg(args: list[str], what: str) -> None:
-    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SoundtrackError(f"ffmpeg failed while {what}: {proc.stderr.strip()[-800:]}")
+    run_ffmpeg(args, what, SoundtrackError)
 
 
 # -- loudness ------------------------------------------------------------------------------
