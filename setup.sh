@@ -24,7 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # With recommends: TeX Live's T1 fonts and dvisvgm's helpers come that way, as tested here.
+  apt-get install -y -q "${missing[@]}"
 fi
 
 PY=${PYTHON:-python3}
