@@ -11,7 +11,8 @@ Intermediate artefacts (silent renders, their records and logs, audio) live in .
 Order: narrate every scene (cheap when nothing changed), decide from the cache keys which
 scenes to render, render them in parallel while another thread mixes, limits and encodes
 the narration (it needs only frame counts, known in advance), then mux each scene and join
-the lecture by copying streams (see `lecture.soundtrack` for the narration's segments).
+the lecture's video by copying streams, with its narration encoded once as a whole
+(see `lecture.soundtrack`).
 
 Safety: every file is written under a temporary name and renamed; each step after the
 render leaves a stamp (`<file>.sig`, the hash of its inputs) written after its output, so
@@ -413,20 +414,26 @@ def _prepare_audio(plan, fitted: dict[str, Timeline], work_root: Path, chosen: s
     return audio
 
 
-def _lecture_audio(plan, audio: Narration, video_samples: dict[str, int], work_root: Path) -> tuple[Path, str, int]:
-    """The lecture's narration as AAC segments joined by copy: (m4a, signature, worst
-    misplacement of a scene's narration against its first frame, in samples)."""
+def _lecture_audio(plan, audio: Narration, video_samples: dict[str, int], work_root: Path) -> tuple[Path, str]:
+    """The lecture's narration as one AAC stream: the scenes' limited PCM, each fitted to its
+    video's samples, joined and encoded once, so no scene drifts at a join: (m4a, signature)."""
     from lecture import soundtrack as st
 
     names = [s.name for s in plan]
-    segments_dir = work_root / "audio" / "segments"
-    placed = st.place_segments(
-        [(n, audio.limited[n][0], audio.limited[n][1], video_samples[n]) for n in names], segments_dir)
-    st.prune_segments(segments_dir, {p.segment.path for p in placed})
-    narration = work_root / "audio" / "lecture.m4a"
-    sig = _signature(["segments", [p.segment.path.name for p in placed]])
-    _unless_fresh(narration, sig, lambda: st.join_segments([p.segment.path for p in placed], narration))
-    return narration, sig, max(abs(p.error_samples) for p in placed[1:]) if len(placed) > 1 else 0
+    folder = work_root / "audio"
+    narration = folder / "lecture.m4a"
+    sig = _signature(["lecture-pcm", [[audio.limited[n][1], video_samples[n]] for n in names]])
+
+    def make() -> None:
+        pcm = folder / "lecture.wav"
+        try:
+            st.join_pcm([(audio.limited[n][0], video_samples[n]) for n in names], pcm)
+            st.encode_lecture(pcm, narration)
+        finally:
+            pcm.unlink(missing_ok=True)  # as large as the lecture; the m4a is what is kept
+
+    _unless_fresh(narration, sig, make)
+    return narration, sig
 
 
 def _measured(path: Path, sig: str, wav: Path, peak: bool = False) -> dict:
@@ -462,11 +469,8 @@ def _lecture(plan, fresh, fitted, audio: Narration, work_root: Path, out_dir: Pa
     silent = work_root / "lecture.silent.mp4"
     _unless_fresh(silent, video_sig, lambda: concat_videos(videos, silent))
 
-    narration, audio_sig, worst = _lecture_audio(
+    narration, audio_sig = _lecture_audio(
         plan, audio, {n: round(fresh[n].duration_s * st.RATE_HZ) for n in names}, work_root)
-    if worst > st.REUSE_TOLERANCE_SAMPLES + st.AAC_PACKET // 4:
-        report.notes.append(f"la narración de una escena empieza {worst / st.RATE_HZ * 1000:.0f} ms "
-                            f"fuera de su primer fotograma")
 
     lecture = out_dir / "lecture.mp4"
     _unless_fresh(lecture, _signature([video_sig, audio_sig]), lambda: mux_copy(silent, narration, lecture))

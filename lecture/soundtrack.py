@@ -1,4 +1,4 @@
-"""The lecture's narration track, made scene by scene so an edit re-encodes one scene.
+"""The lecture's narration track: loudness worked out scene by scene, encoded once as a whole.
 
 Loudness. The lecture is normalised as a whole (-16 LUFS integrated, ITU-R BS.1770, true
 peak <= -1 dBTP) but processed per scene: each scene's K-weighted 400 ms block energies are
@@ -7,45 +7,34 @@ again; one gain applies to every scene, followed by a 4x-oversampled true-peak l
 on each scene. The gain is sticky: it changes only when the lecture drifts more than
 `LOUDNESS_TOLERANCE_LU` from the target, so editing one scene re-limits that scene only.
 
-Joining. AAC cannot be cut or joined at an arbitrary sample: every stream starts with 1024
-samples of encoder priming and is made of whole 1024-sample packets. Each scene is encoded
-once into a segment whose length is a whole number of packets, and segments are joined by
-copying packets. A segment starts with the priming and `lead` samples of silence, then the
-scene's narration, so that narration lands on the scene's first video frame; its length is
-chosen so that the next scene's narration can land on its own first frame too (the surplus
-is cut from the scene's closing pause). A segment encoded earlier is reused while it lands
-within `REUSE_TOLERANCE_SAMPLES` of its frame, and a new segment aims the join at the lead
-the next scene's reusable segment already has: errors never accumulate, and an edit that
-changes a scene's length re-encodes that scene only.
+Joining. AAC cannot be cut or joined at an arbitrary sample: every stream starts with the
+encoder's priming and is made of whole 1024-sample packets, so joining encoded scenes by
+copying packets loses or adds up to a packet at every join, and the error grows scene after
+scene. The lecture's narration is therefore joined as PCM, each scene cut or padded to
+exactly its video's samples, and encoded once as a single AAC stream (a 25-minute lecture
+in seconds): no join exists in the audio at all. Each scene's own MP4 gets its own
+encoding of the same limited PCM.
 """
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import soundfile
 
-from lecture.mux import concat_streams, run_ffmpeg
+from lecture.mux import run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
 
 RATE_HZ = 48_000
-AAC_PACKET = 1024             # samples per AAC-LC packet, and the encoder's priming
 TARGET_LUFS = -16.0
 CEILING_DBTP = -1.0
 # The limiter aims this far below the ceiling: room for the resample back to 48 kHz and for
 # the overshoot of AAC encoding (measured about 0.4 dB on the lecture's narration).
 LIMITER_HEADROOM_DB = 1.0
 LOUDNESS_TOLERANCE_LU = 0.5
-REUSE_TOLERANCE_SAMPLES = 1024  # 21.3 ms: well inside lip-sync tolerance (EBU R37: +40 / -60 ms)
 BLOCK_S, HOP_S = 0.4, 0.1     # BS.1770 gating blocks
-SEGMENT_RE = re.compile(r"^(?P<sig>[0-9a-f]+)\.L(?P<lead>\d+)\.k(?P<k>\d+)\.m4a$")
 
 
 class SoundtrackError(RuntimeError):
@@ -124,147 +113,40 @@ def encode_scene(wav: Path, out: Path) -> Path:
     return out
 
 
-# -- segments ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Segment:
-    path: Path
-    lead: int      # samples of silence between the priming and the narration
-    packets: int   # whole AAC packets, priming included
+# -- the lecture's track ---------------------------------------------------------------
+def join_pcm(scenes: Sequence[tuple[Path, int]], out_wav: Path) -> Path:
+    """The scenes' limited narration end to end as one 48 kHz WAV, each cut or padded with
+    silence to exactly `samples` (its video's length in samples), so every scene's
+    narration starts on its first frame and the track lasts exactly as long as the video.
 
-    @property
-    def samples(self) -> int:
-        return self.packets * AAC_PACKET
-
-
-def cached_segments(folder: Path, sig: str) -> list[Segment]:
-    """Segments already encoded from the audio with signature `sig`, most recent first."""
-    found = []
-    for path in folder.glob(f"{sig}.L*.k*.m4a"):
-        m = SEGMENT_RE.match(path.name)
-        if m:
-            found.append((path.stat().st_mtime, Segment(path, int(m["lead"]), int(m["k"]))))
-    return [s for _, s in sorted(found, key=lambda t: t[0], reverse=True)]
-
-
-def encode_segment(wav: Path, folder: Path, sig: str, lead: int, packets: int) -> Segment:
-    """Encode `lead` samples of silence then `wav`, cut or padded so that with the priming
-    it is exactly `packets` AAC packets long."""
-    data, rate = soundfile.read(str(wav), dtype="int16", always_2d=True)
-    content = (packets - 1) * AAC_PACKET
-    body = np.zeros((content, data.shape[1]), dtype=np.int16)
-    take = max(min(len(data), content - lead), 0)
-    body[lead:lead + take] = data[:take]
-    out = folder / f"{sig}.L{lead}.k{packets}.m4a"
-    fd, name = tempfile.mkstemp(prefix=f".{sig}.", suffix=".wav.part", dir=folder)
-    os.close(fd)
-    pcm = Path(name)
-    try:
-        soundfile.write(str(pcm), body, rate, subtype="PCM_16", format="WAV")
-        with atomic_path(out) as tmp:
-            _ffmpeg(["-i", str(pcm), "-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k", "-ar", str(RATE_HZ),
-                     "-ac", "2", "-f", "mp4", str(tmp)], f"encoding the narration of {Path(wav).name}")
-            got = _packets(tmp)
-            if got != packets:
-                raise SoundtrackError(f"{out.name}: the AAC encoder wrote {got} packets, expected {packets}; "
-                                      f"scenes could not be joined without drift")
-    finally:
-        pcm.unlink(missing_ok=True)
-    return Segment(out, lead, packets)
+    Streamed a block at a time: a 25-minute lecture never sits in memory whole."""
+    block = RATE_HZ * 10
+    with atomic_path(Path(out_wav)) as tmp:
+        with soundfile.SoundFile(str(tmp), "w", samplerate=RATE_HZ, channels=2, subtype="PCM_16",
+                                 format="WAV") as out:
+            for wav, samples in scenes:
+                written = 0
+                with soundfile.SoundFile(str(wav)) as src:
+                    if src.samplerate != RATE_HZ or src.channels != 2:
+                        raise SoundtrackError(f"{wav}: {src.samplerate} Hz, {src.channels} channels; "
+                                              f"expected {RATE_HZ} Hz stereo")
+                    while written < samples:
+                        data = src.read(min(block, samples - written), dtype="int16", always_2d=True)
+                        if not len(data):
+                            break
+                        out.write(data)
+                        written += len(data)
+                while written < samples:  # the narration is shorter than its video: silence
+                    n = min(block, samples - written)
+                    out.write(np.zeros((n, 2), dtype=np.int16))
+                    written += n
+    return Path(out_wav)
 
 
-def _packets(m4a: Path) -> int:
-    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-count_packets",
-                           "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", str(m4a)],
-                          capture_output=True, text=True)
-    try:
-        return int(proc.stdout.strip())
-    except ValueError:
-        raise SoundtrackError(f"ffprobe cannot read {m4a}: {proc.stderr.strip()}") from None
-
-
-@dataclass(frozen=True)
-class Placed:
-    scene: str
-    segment: Segment
-    error_samples: int  # narration start minus video start (positive: audio late)
-    encoded: bool       # made in this build
-
-
-def place_segments(scenes: Sequence[tuple[str, Path, str, int]], folder: Path) -> list[Placed]:
-    """Choose (reuse or encode) one segment per scene so that each scene's narration starts
-    on its first video frame within the tolerance. `scenes`: (name, limited wav, its
-    signature, video length in samples)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    placed: list[Placed] = []
-    audio_pos = video_pos = 0
-    for index, (name, wav, sig, video_samples) in enumerate(scenes):
-        segment = _best_cached(folder, sig, audio_pos, video_pos)
-        encoded = segment is None
-        if segment is None:
-            lead = max(video_pos - audio_pos - AAC_PACKET, 0)  # lands the narration on its frame
-            fewest = 2 + -(-lead // AAC_PACKET)                 # the lead and one packet of narration
-            if index + 1 < len(scenes):
-                # Aim the join so the scenes after this one, encoded earlier, still land on
-                # their frames: try the packet counts around the ideal one.
-                nxt = cached_segments(folder, scenes[index + 1][2])
-                target_lead = nxt[0].lead if nxt else AAC_PACKET // 2
-                end = video_pos + video_samples - AAC_PACKET - target_lead
-                ideal = max(round((end - audio_pos) / AAC_PACKET), fewest)
-                candidates = [k for k in (ideal, ideal - 1, ideal + 1) if k >= fewest]
-                packets = min(candidates, key=lambda k: _worst_after(
-                    scenes, index + 1, folder, audio_pos + k * AAC_PACKET, video_pos + video_samples))
-            else:
-                packets = max(1 + -(-(lead + video_samples) // AAC_PACKET), fewest)
-            segment = encode_segment(wav, folder, sig, lead, packets)
-        placed.append(Placed(name, segment, audio_pos + AAC_PACKET + segment.lead - video_pos, encoded))
-        audio_pos += segment.samples
-        video_pos += video_samples
-    return placed
-
-
-def _error(segment: Segment, audio_pos: int, video_pos: int) -> int:
-    """Where the segment's narration starts against its scene's first frame (samples)."""
-    return audio_pos + AAC_PACKET + segment.lead - video_pos
-
-
-def _best_cached(folder: Path, sig: str, audio_pos: int, video_pos: int) -> Segment | None:
-    usable = [s for s in cached_segments(folder, sig)
-              if abs(_error(s, audio_pos, video_pos)) <= REUSE_TOLERANCE_SAMPLES]
-    return min(usable, key=lambda s: abs(_error(s, audio_pos, video_pos))) if usable else None
-
-
-def _worst_after(scenes, start: int, folder: Path, audio_pos: int, video_pos: int) -> int:
-    """The largest error among the scenes from `start` on that would reuse a segment (up to
-    the first that would need a new one, which realigns those after it)."""
-    worst = 0
-    for _, _, sig, video_samples in scenes[start:]:
-        cached = cached_segments(folder, sig)
-        if not cached:
-            break
-        segment = min(cached, key=lambda s: abs(_error(s, audio_pos, video_pos)))
-        worst = max(worst, abs(_error(segment, audio_pos, video_pos)))
-        audio_pos += segment.samples
-        video_pos += video_samples
-    return worst
-
-
-def prune_segments(folder: Path, keep: set[Path], per_signature: int = 2) -> None:
-    """Drop segments neither used now nor among the most recent few of their audio."""
-    by_sig: dict[str, list[Path]] = {}
-    for path in folder.glob("*.m4a"):
-        m = SEGMENT_RE.match(path.name)
-        if m:
-            by_sig.setdefault(m["sig"], []).append(path)
-    for paths in by_sig.values():
-        paths.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-        for path in paths[per_signature:]:
-            if path not in keep:
-                path.unlink(missing_ok=True)
-
-
-def join_segments(segments: Sequence[Path], out: Path) -> Path:
-    """The segments' packets one after another: nothing is encoded again."""
-    return concat_streams(segments, out, "narration segments")
+def encode_lecture(wav: Path, out: Path) -> Path:
+    """The whole lecture's narration encoded once: one AAC stream with no joins, its
+    priming trimmed by the container's edit list, so no scene drifts against its frames."""
+    return encode_scene(wav, out)
 
 
 def save_json(path: Path, data: dict) -> None:

@@ -55,7 +55,7 @@ def _assert_valid_lecture(lecture: TinyLecture) -> None:
     audio = next(s for s in probe(out / "lecture.mp4")["streams"] if s["codec_type"] == "audio")
     assert float(audio["duration"]) == pytest.approx(total / 15, abs=0.05)
     # Each scene's narration starts on its first frame (the first waits for the AAC priming).
-    assert all(-5 <= ms <= 27 for ms in narration_offsets_ms(lecture)), narration_offsets_ms(lecture)
+    assert all(abs(ms) <= 12 for ms in narration_offsets_ms(lecture)), narration_offsets_ms(lecture)
     assert (out / "lecture.es.srt").read_text(encoding="utf-8").startswith("1\n")
     assert not list(lecture.renders.rglob("*.part")) and not list(lecture.cache.rglob("*.part"))
     assert not list(lecture.cache.glob("build/preview/*/media/run-*"))

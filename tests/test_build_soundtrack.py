@@ -1,8 +1,8 @@
-"""The lecture's narration: gated loudness from per-scene blocks, and AAC segments joined
-without drift, re-encoding only the scene that changed."""
+"""The lecture's narration: gated loudness from per-scene blocks, and one track joined as
+PCM, each scene fitted to its video's samples, encoded once."""
 from __future__ import annotations
 
-import random
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +11,7 @@ import pytest
 import soundfile
 
 from lecture import soundtrack as st
+from lecture.sync_check import best_lag
 
 
 def _tone(path: Path, seconds: float, amplitude: float, rate: int = st.RATE_HZ) -> Path:
@@ -34,54 +35,32 @@ def test_limiting_keeps_the_true_peak_under_the_ceiling(tmp_path):
     assert st.true_peak_dbtp(tmp_path / "out.wav") <= st.CEILING_DBTP
 
 
-class FakeEncoder:
-    """Stands in for ffmpeg: records what is encoded, writes an empty segment file."""
-
-    def __init__(self):
-        self.encoded: list[str] = []
-
-    def __call__(self, wav, folder, sig, lead, packets):
-        assert packets * st.AAC_PACKET >= st.AAC_PACKET + lead
-        path = Path(folder) / f"{sig}.L{lead}.k{packets}.m4a"
-        path.write_bytes(b"")
-        self.encoded.append(sig)
-        return st.Segment(path, lead, packets)
-
-
-def _place(folder, lengths, sigs):
-    return st.place_segments([(f"s{i}", Path("unused.wav"), sig, n) for i, (n, sig) in
-                              enumerate(zip(lengths, sigs))], folder)
-
-
-def test_segments_land_on_their_frames_and_an_edit_reencodes_one_scene(tmp_path, monkeypatch):
-    fake = FakeEncoder()
-    monkeypatch.setattr(st, "encode_segment", fake)
-    rng = random.Random(7)
-    lengths = [rng.randrange(40, 400) * 3200 for _ in range(20)]  # whole frames at 15 fps
-    sigs = [f"{i:02x}a" for i in range(20)]
-    bound = st.REUSE_TOLERANCE_SAMPLES + 256  # a new segment cannot start before the previous ends
-    first = _place(tmp_path, lengths, sigs)
-    assert len(fake.encoded) == 20
-    assert 0 <= first[0].error_samples <= st.AAC_PACKET  # the first scene waits for the priming
-    assert all(abs(p.error_samples) <= bound for p in first[1:])
-    extra = 0
-    for round_ in range(30):  # many edits, each changing one scene's length
-        fake.encoded.clear()
-        i = rng.randrange(20)
-        lengths[i] = max(lengths[i] + rng.choice([-1, 1]) * rng.randrange(1, 30) * 3200, 40 * 3200)
-        sigs[i] = f"{i:02x}e{round_:02x}"
-        placed = _place(tmp_path, lengths, sigs)
-        assert fake.encoded[0] == sigs[i]
-        extra += len(fake.encoded) - 1
-        assert all(abs(p.error_samples) <= bound for p in placed[1:]), round_
-        total_audio = sum(p.segment.samples for p in placed)
-        assert abs(total_audio - sum(lengths)) <= st.AAC_PACKET + bound
-    assert extra <= 3, extra  # errors do not pile up: other scenes are almost never re-encoded
+def test_joined_pcm_gives_each_scene_exactly_its_video_samples(tmp_path):
+    # Narration longer than its video is cut, shorter is padded with silence: each scene's
+    # narration then starts exactly on its first frame, whatever the scenes before it.
+    long = _tone(tmp_path / "long.wav", 2.0, 0.3)
+    short = _tone(tmp_path / "short.wav", 0.5, 0.3)
+    lengths = [st.RATE_HZ, 2 * st.RATE_HZ, 3200 * 7]
+    out = st.join_pcm([(long, lengths[0]), (short, lengths[1]), (long, lengths[2])], tmp_path / "all.wav")
+    data, rate = soundfile.read(str(out), dtype="int16", always_2d=True)
+    assert rate == st.RATE_HZ and data.shape == (sum(lengths), 2)
+    source = soundfile.read(str(long), dtype="int16", always_2d=True)[0]
+    starts = np.cumsum([0] + lengths)
+    assert np.array_equal(data[: lengths[0]], source[: lengths[0]])
+    assert np.array_equal(data[starts[1]: starts[1] + st.RATE_HZ // 2], soundfile.read(str(short), dtype="int16",
+                                                                                      always_2d=True)[0])
+    assert not data[starts[1] + st.RATE_HZ // 2: starts[2]].any()  # the padding is silence
+    assert np.array_equal(data[starts[2]:], source[: lengths[2]])
 
 
-def test_a_real_segment_has_exactly_the_packets_asked_for(tmp_path):
+def test_the_encoded_lecture_track_lasts_its_pcm_to_the_sample(tmp_path):
     wav = _tone(tmp_path / "s.wav", 2.0, 0.2)
-    segment = st.encode_segment(wav, tmp_path, "abc", lead=300, packets=90)
-    assert st._packets(segment.path) == 90
-    joined = st.join_segments([segment.path, segment.path], tmp_path / "both.m4a")
-    assert st._packets(joined) == 180
+    m4a = st.encode_lecture(wav, tmp_path / "s.m4a")
+    decoded = np.frombuffer(subprocess.run(["ffmpeg", "-v", "error", "-i", str(m4a), "-f", "f32le", "-ac", "1", "-"],
+                                           capture_output=True, check=True).stdout, dtype=np.float32)
+    # The priming is dropped by the edit list: the first decoded sample is the first of the
+    # PCM; only the last packet's padding (under one packet) may follow the end.
+    assert 2 * st.RATE_HZ <= len(decoded) < 2 * st.RATE_HZ + 1024
+    source = soundfile.read(str(wav), dtype="float32", always_2d=True)[0][:, 0]
+    padded = np.concatenate([np.zeros(2048, np.float32), decoded])
+    assert best_lag(source[:48_000], padded) == 2048

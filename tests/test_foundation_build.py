@@ -35,7 +35,8 @@ def test_rendered_scene_lasts_as_long_as_its_narration(preview_build):
         video = root / "renders" / "preview" / "scenes" / f"{scene.name}.mp4"
         v = next(s for s in probe(video)["streams"] if s["codec_type"] == "video")
         frames = int(v["nb_frames"])
-        fps = 15
+        num, den = v["r_frame_rate"].split("/")
+        fps = int(num) / int(den)  # as the file says, not as the build meant
         total = load_timeline(scene.script).total_s
         assert abs(frames / fps - total) <= 1 / fps, (scene.name, frames / fps, total)
 
@@ -91,3 +92,13 @@ def test_lecture_lasts_the_sum_of_its_scenes(preview_build):
     total = sum(load_timeline(s.script).total_s for s in load_plan())
     duration = float(probe(report.lecture)["format"]["duration"])
     assert duration == pytest.approx(total, abs=2 / 15 * len(load_plan()))
+
+
+def test_every_scene_narration_plays_in_the_lecture_where_its_own_file_has_it(preview_build):
+    from lecture.sync_check import MAX_LENGTH_GAP_MS, MAX_OFFSET_MS, measure
+
+    report, root = preview_build
+    scenes = [(s.name, root / "renders" / "preview" / "scenes" / f"{s.name}.mp4") for s in load_plan()]
+    sync = measure(report.lecture, scenes)
+    assert sync.worst_offset_ms <= MAX_OFFSET_MS, sync.lines()
+    assert sync.length_gap_ms <= MAX_LENGTH_GAP_MS, sync.lines()

@@ -1,0 +1,142 @@
+"""Is the joined lecture's narration where each scene's own file has it?
+
+Measured from the outside, as a viewer's player would see it: both files are decoded by
+ffmpeg, the first seconds of each scene file's audio are cross-correlated against the
+lecture's audio around that scene's first frame (the scenes' starts come from their video
+frame counts), and the lag of the best match is the scene's offset. A positive offset
+means the narration comes late in the lecture.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+RATE_HZ = 48_000
+MAX_OFFSET_MS = 12.0        # the narration of any scene within this of its own file
+MAX_LENGTH_GAP_MS = 25.0    # audio track and video track of equal length within this
+PROBE_S = 10.0              # seconds of each scene's audio that are matched
+SEARCH_S = 0.5              # how far either side of the expected start the match may lie
+
+
+class SyncCheckError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class SceneOffset:
+    scene: str
+    start_s: float   # where the scene's first frame is in the lecture
+    offset_ms: float  # narration in the lecture minus narration in the scene's file
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    offsets: tuple[SceneOffset, ...]
+    video_s: float
+    audio_s: float
+
+    @property
+    def worst_offset_ms(self) -> float:
+        return max((abs(o.offset_ms) for o in self.offsets), default=0.0)
+
+    @property
+    def length_gap_ms(self) -> float:
+        return abs(self.audio_s - self.video_s) * 1000
+
+    @property
+    def ok(self) -> bool:
+        return self.worst_offset_ms <= MAX_OFFSET_MS and self.length_gap_ms <= MAX_LENGTH_GAP_MS
+
+    def lines(self) -> list[str]:
+        """One Spanish line per scene, then the lengths."""
+        out = [f"{o.scene}: empieza en {o.start_s:.3f} s, narración {o.offset_ms:+.1f} ms" for o in self.offsets]
+        out.append(f"audio {self.audio_s:.3f} s, vídeo {self.video_s:.3f} s "
+                   f"(diferencia {self.length_gap_ms:.1f} ms)")
+        return out
+
+
+def decode_audio(path: Path, start_s: float = 0.0, seconds: float | None = None) -> np.ndarray:
+    """Mono float32 samples at 48 kHz of `path`'s first audio stream, as a player decodes it."""
+    args = ["ffmpeg", "-nostdin", "-v", "error", "-i", str(path)]
+    if start_s > 0:
+        # After -i: decode from the start and discard, so the edit list is honoured exactly.
+        args += ["-ss", f"{start_s:.6f}"]
+    if seconds is not None:
+        args += ["-t", f"{seconds:.6f}"]
+    args += ["-vn", "-ac", "1", "-ar", str(RATE_HZ), "-f", "f32le", "-"]
+    proc = subprocess.run(args, capture_output=True)
+    if proc.returncode != 0:
+        raise SyncCheckError(f"ffmpeg cannot decode the audio of {path}: {proc.stderr.decode()[-400:].strip()}")
+    return np.frombuffer(proc.stdout, dtype=np.float32)
+
+
+def stream_seconds(path: Path) -> tuple[float, float]:
+    """(video, audio) durations of `path`, from the streams' own time stamps."""
+    proc = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration,nb_frames,"
+                           "r_frame_rate", "-of", "json", str(path)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SyncCheckError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
+    streams = json.loads(proc.stdout)["streams"]
+    video = next((s for s in streams if s["codec_type"] == "video"), None)
+    audio = next((s for s in streams if s["codec_type"] == "audio"), None)
+    if video is None or audio is None:
+        raise SyncCheckError(f"{path}: needs one video and one audio stream")
+    return float(video["duration"]), float(audio["duration"])
+
+
+def video_frames(path: Path) -> tuple[int, float]:
+    """(frames, fps) of `path`'s video stream."""
+    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                           "stream=nb_read_packets,r_frame_rate", "-of", "json", str(path)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SyncCheckError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
+    stream = json.loads(proc.stdout)["streams"][0]
+    num, den = stream["r_frame_rate"].split("/")
+    return int(stream["nb_read_packets"]), int(num) / int(den)
+
+
+def best_lag(reference: np.ndarray, signal: np.ndarray) -> int:
+    """The lag (samples) at which `reference` best matches inside `signal`, by normalised
+    cross-correlation computed with FFTs."""
+    n = len(signal) + len(reference)
+    size = 1 << (n - 1).bit_length()
+    corr = np.fft.irfft(np.fft.rfft(signal, size) * np.conj(np.fft.rfft(reference, size)), size)
+    valid = corr[: len(signal) - len(reference) + 1]
+    # Normalise by the signal's energy under the window, so a loud stretch does not win.
+    energy = np.concatenate([[0.0], np.cumsum(signal.astype(np.float64) ** 2)])
+    window = energy[len(reference):len(signal) + 1] - energy[: len(signal) - len(reference) + 1]
+    score = valid / np.sqrt(np.maximum(window, 1e-12))
+    return int(np.argmax(score))
+
+
+def measure(lecture: Path, scenes: Sequence[tuple[str, Path]]) -> SyncReport:
+    """Offsets of every scene's narration in `lecture` against its own file (`scenes`:
+    (name, scene mp4) in the order they play)."""
+    whole = decode_audio(lecture)
+    offsets, start_frames, fps = [], 0, None
+    for name, path in scenes:
+        frames, scene_fps = video_frames(path)
+        if fps is None:
+            fps = scene_fps
+        elif abs(scene_fps - fps) > 1e-6:
+            raise SyncCheckError(f"{path}: {scene_fps} fps, the lecture's first scene has {fps}")
+        start_s = start_frames / fps
+        own = decode_audio(path, seconds=min(PROBE_S, frames / fps))
+        if not np.any(np.abs(own) > 1e-3):
+            raise SyncCheckError(f"{path}: the scene's narration is silent; nothing to match")
+        lo = max(int(round((start_s - SEARCH_S) * RATE_HZ)), 0)
+        hi = min(int(round((start_s + SEARCH_S) * RATE_HZ)) + len(own), len(whole))
+        if hi - lo < len(own):
+            raise SyncCheckError(f"{lecture}: its audio ends before scene {name} at {start_s:.3f} s")
+        lag = best_lag(own, whole[lo:hi])
+        offset_ms = (lo + lag - start_s * RATE_HZ) / RATE_HZ * 1000
+        offsets.append(SceneOffset(name, start_s, offset_ms))
+        start_frames += frames
+    video_s, audio_s = stream_seconds(lecture)
+    return SyncReport(tuple(offsets), video_s, audio_s)
