@@ -18,7 +18,7 @@ import functools
 from dataclasses import dataclass
 from typing import Callable, Union
 
-Value = Union[int, float, tuple]
+Value = Union[int, float, tuple, str]
 
 PARAMETERS = "parameters"
 FRACTION = "fraction (0-1)"
@@ -36,8 +36,8 @@ class Number:
     source: str
 
     def __post_init__(self) -> None:
-        if not isinstance(self.value, (int, float, tuple)):
-            raise TypeError(f"number {self.key!r}: value must be int, float or tuple, "
+        if not isinstance(self.value, (int, float, tuple, str)):
+            raise TypeError(f"number {self.key!r}: value must be int, float, tuple or str, "
                             f"got {type(self.value).__name__}")
 
 
@@ -66,6 +66,8 @@ def _params_numbers() -> tuple[Number, ...]:
         numbers += [Number(f"params.{name}.{field}", getattr(config, field), unit, f"{cfg}.{field}")
                     for field, unit in _CONFIG_FIELDS]
         numbers += [
+            # Names carry figures too ("LLaMA-2 7B"): registered, so the screen shows them audited.
+            Number(f"params.{name}.display_name", config.display_name, "name", f"{cfg}.display_name"),
             Number(f"params.{name}.published_total", config.published_total, PARAMETERS,
                    f"{cfg}.published_total ({config.published_source})"),
             Number(f"params.{name}.total_vs_published", counts.total / config.published_total - 1.0,
@@ -282,6 +284,34 @@ _PROVIDERS: dict[str, Callable[[], tuple[Number, ...]]] = {
 }
 
 
+def _discovered_providers() -> dict[str, Callable[[], tuple[Number, ...]]]:
+    """Groups kept in their own modules under `ffn_core/groups/` (one per scene or topic):
+    each module defines `PREFIX` (the key's first part) and `numbers()`. A new group is one
+    new file; nothing here changes."""
+    import importlib
+    import pkgutil
+
+    import ffn_core.groups as groups
+
+    found: dict[str, Callable[[], tuple[Number, ...]]] = {}
+    for info in sorted(pkgutil.iter_modules(groups.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"ffn_core.groups.{info.name}")
+        prefix = getattr(module, "PREFIX", None)
+        provider = getattr(module, "numbers", None)
+        if not isinstance(prefix, str) or not callable(provider):
+            raise RuntimeError(f"{module.__file__}: a numbers group defines PREFIX (str) and numbers()")
+        if prefix in _PROVIDERS or prefix in found:  # a clash would hide one group's keys
+            raise RuntimeError(f"{module.__file__}: the key prefix {prefix!r} is already taken")
+        found[prefix] = provider
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _all_providers() -> dict[str, Callable[[], tuple[Number, ...]]]:
+    """The built-in groups and the discovered ones (imported only when a key needs them)."""
+    return {**_PROVIDERS, **_discovered_providers()}
+
+
 @functools.lru_cache(maxsize=None)
 def _group(provider: Callable[[], tuple[Number, ...]]) -> dict[str, Number]:
     return {n.key: n for n in provider()}
@@ -290,7 +320,7 @@ def _group(provider: Callable[[], tuple[Number, ...]]) -> dict[str, Number]:
 def _unknown(key: str, candidates: list[str]) -> ValueError:
     close = difflib.get_close_matches(key, candidates, n=5, cutoff=0.6)
     hint = f" Close matches: {', '.join(close)}." if close else ""
-    return ValueError(f"unknown number key {key!r}.{hint} Keys start with one of: {', '.join(_PROVIDERS)}.")
+    return ValueError(f"unknown number key {key!r}.{hint} Keys start with one of: {', '.join(_all_providers())}.")
 
 
 def number(key: str) -> Number:
@@ -299,10 +329,10 @@ def number(key: str) -> Number:
     Raises ValueError naming the unknown key and close matches.
     """
     prefix = key.split(".", 1)[0]
-    provider = _PROVIDERS.get(prefix)
+    provider = _PROVIDERS.get(prefix) or _all_providers().get(prefix)
     if provider is None:
         # Suggest among group names and the cheap parameter keys; never train for an error.
-        raise _unknown(key, [*(p + "." for p in _PROVIDERS), *_group(_params_numbers)])
+        raise _unknown(key, [*(p + "." for p in _all_providers()), *_group(_params_numbers)])
     group = _group(provider)
     if key not in group:
         raise _unknown(key, list(group))
@@ -312,7 +342,7 @@ def number(key: str) -> Number:
 def all_numbers() -> tuple[Number, ...]:
     """Every audited number, grouped by provider, in a stable order."""
     seen: dict[str, Number] = {}
-    for provider in dict.fromkeys(_PROVIDERS.values()):  # each provider once, in order
+    for provider in dict.fromkeys(_all_providers().values()):  # each provider once, in order
         for key, value in _group(provider).items():
             if key in seen:
                 raise RuntimeError(f"number key {key!r} is provided twice")

@@ -4,7 +4,6 @@ from __future__ import annotations
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, LaggedStart, Line,
                    ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
-from ffn_core.params import get_config
 
 from scenes.kit import NarratedScene, palette, typography as ty
 from scenes.kit.blocks import FlowArrow, StageBox, stage_row
@@ -158,7 +157,7 @@ class Analogies(NarratedScene):
             self.play(GrowArrow(close_arrow), FadeIn(last), FadeIn(captions[2]), run_time=b.until("llama"))
             d_model = self.number("params.llama2_7b.d_model")
             d_ff = self.number("params.llama2_7b.d_ff")
-            llama = ty.body(f"{get_config('llama2_7b').display_name}:  {ty.fmt_int(d_model)} → {ty.fmt_int(d_ff)}"
+            llama = ty.body(f"{self.number('params.llama2_7b.display_name')}:  {ty.fmt_int(d_model)} → {ty.fmt_int(d_ff)}"
                             f" → {ty.fmt_int(d_model)}", color=palette.FFN).move_to(DOWN * 2.4)
             self.play(Write(llama), run_time=0.6 * b.speech_remaining())
 

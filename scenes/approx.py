@@ -5,7 +5,6 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, Transform, VGroup, Write
 
 from ffn_core.approx import INTERVAL, fit_all
-from ffn_core.params import get_config
 
 from scenes.kit import NarratedScene, palette, typography as ty
 from scenes.kit.curves import CurveAxes, ErrorChart, fit_heights, legend_line, split_dots
@@ -68,7 +67,7 @@ class Approx(NarratedScene):
             self.play(Write(lines), run_time=0.6 * b.until("gpt2"))
             self.wait(b.until("gpt2"))
             width = self.number("params.gpt2_small.d_ff")
-            fact = ty.body(f"{get_config('gpt2_small').display_name}: {ty.fmt_int(width)} neuronas por capa",
+            fact = ty.body(f"{self.number('params.gpt2_small.display_name')}: {ty.fmt_int(width)} neuronas por capa",
                            color=palette.INK).next_to(lines, DOWN, buff=1.0)
             self.play(FadeIn(fact, shift=UP * 0.2), run_time=0.5 * b.speech_remaining())
 

@@ -13,7 +13,6 @@ from ffn_core.examples import word_walkthrough
 from ffn_core.ffn import key_value_reading
 from ffn_core.numbers import number
 from voiceover.script import load_script
-from voiceover.spoken import say
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENES = {"approx": ROOT / "scenes" / "approx.py", "analogies": ROOT / "scenes" / "analogies.py"}
@@ -25,16 +24,6 @@ def _literal_waits(source: str) -> tuple[set[str], set[str]]:
     return beats, bookmarks
 
 
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_every_beat_and_bookmark_the_source_waits_for_is_in_the_script(scene):
-    script = load_script(scene)
-    beats, bookmarks = _literal_waits(SCENES[scene].read_text(encoding="utf-8"))
-    script_beats = {b.name for b in script.beats}
-    script_marks = {m for b in script.beats for m in b.bookmarks}
-    assert beats and beats <= script_beats, f"beats missing from {scene}.toml: {beats - script_beats}"
-    assert bookmarks <= script_marks, f"bookmarks missing from {scene}.toml: {bookmarks - script_marks}"
-
-
 def test_approx_doubling_steps_name_bookmarks_of_their_own_beat():
     from scenes.approx import DOUBLINGS
 
@@ -43,16 +32,6 @@ def test_approx_doubling_steps_name_bookmarks_of_their_own_beat():
         marks = set(script.beat(beat).bookmarks)
         for _, start, end in steps:
             assert start in marks and (end is None or end in marks), (beat, start, end)
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_every_narration_field_resolves_to_a_spoken_number(scene):
-    fields = load_script(scene).fields()
-    assert fields
-    for field in fields:
-        key, _, fmt = field.partition(":")
-        spoken = say(number(key).value, fmt)
-        assert spoken.spoken and spoken.written
 
 
 @pytest.mark.parametrize("scene", sorted(SCENES))

@@ -13,81 +13,14 @@ import numpy as np
 import pytest
 
 from ffn_core.collapse import solve as solve_collapse
-from ffn_core.numbers import all_numbers, number
+from ffn_core.numbers import number
 from ffn_core.xor import VIEW, clip_line, solve as solve_xor
-from voiceover.script import load_script
-from voiceover.spoken import render
 
 REPO = Path(__file__).resolve().parent.parent
 SCENES = {"panorama": REPO / "scenes" / "panorama.py", "xor": REPO / "scenes" / "xor.py"}
 BEAT_RE = re.compile(r"self\.beat\(\"([a-z0-9_]+)\"\)")
 UNTIL_RE = re.compile(r"until\(\"([a-z0-9_]+)\"\)")
 NUMBER_RE = re.compile(r"number\(\s*[\"']([a-z0-9_.]+)[\"']")
-
-
-def _beats_and_bookmarks(source: str) -> dict[str, set[str]]:
-    """Beat name -> bookmarks the source waits for inside that beat's `with` block."""
-    waits: dict[str, set[str]] = {}
-    current = None
-    for line in source.splitlines():
-        beat = BEAT_RE.search(line)
-        if beat:
-            current = beat.group(1)
-            waits[current] = set()
-        elif current is not None and line.strip() and not line.startswith(" " * 12):
-            current = None  # left the `with` block (dedented below its body)
-        for mark in UNTIL_RE.findall(line):
-            assert current is not None, f"until({mark!r}) outside a beat: {line.strip()}"
-            waits[current].add(mark)
-    return waits
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_scene_plays_every_beat_of_its_script_in_order(scene):
-    source = SCENES[scene].read_text(encoding="utf-8")
-    assert list(_beats_and_bookmarks(source)) == [b.name for b in load_script(scene).beats]
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_every_bookmark_the_scene_waits_for_is_in_its_beat_and_every_bookmark_is_used(scene):
-    waits = _beats_and_bookmarks(SCENES[scene].read_text(encoding="utf-8"))
-    for beat in load_script(scene).beats:
-        assert waits[beat.name] == set(beat.bookmarks), beat.name
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_narration_fields_resolve_to_registry_numbers(scene):
-    script = load_script(scene)
-    assert script.fields(), "the narration should speak at least one computed number"
-    for beat in script.beats:
-        for segment in beat.segments:
-            spoken, written = render(segment, lambda key: number(key).value)
-            assert "{" not in spoken and "{" not in written
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_scene_reads_every_number_by_a_literal_key_the_audit_can_find(scene):
-    source = SCENES[scene].read_text(encoding="utf-8")
-    hidden = re.findall(r"self\.number\((?!\s*[\"'])[^)]*\)", source)
-    assert not hidden, f"number keys the audit cannot see: {hidden}"
-    assert not re.findall(r"number\(\s*f[\"']", source), "f-string keys match more keys than the scene shows"
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_numbers_the_scene_reads_are_listed_with_the_scene_by_the_audit(scene):
-    from lecture.audit import numbers_with_scenes
-    from lecture.plan import load_plan
-
-    plan = [s for s in load_plan() if s.name == scene]
-    assert plan, f"scene {scene!r} is missing from lecture/plan.toml"
-    listed = {row["key"]: row["scenes"] for row in numbers_with_scenes(plan, all_numbers())}
-    keys = set(NUMBER_RE.findall(SCENES[scene].read_text(encoding="utf-8")))
-    keys |= {field.partition(":")[0] for field in load_script(scene).fields()}
-    assert keys
-    for key in keys:
-        assert scene in listed[key], key
-    claimed = {key for key, scenes in listed.items() if scene in scenes}
-    assert claimed == keys, f"listed with {scene} but not shown: {sorted(claimed - keys)}"
 
 
 def test_panorama_shows_the_collapse_numbers_ffn_core_computes():

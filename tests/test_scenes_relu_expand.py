@@ -10,8 +10,6 @@ import pytest
 
 from ffn_core.ffn import gelu, relu
 from ffn_core.numbers import number
-from voiceover.script import load_script
-from voiceover.spoken import resolve_field
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENES = {"relu": ROOT / "scenes" / "relu.py", "expand_contract": ROOT / "scenes" / "expand_contract.py"}
@@ -39,58 +37,6 @@ def _clean(text: str) -> str:
 
 
 # -- narration and timing hooks ------------------------------------------------------------
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_every_narration_number_field_resolves_from_the_registry(scene):
-    fields = load_script(scene).fields()
-    assert fields, f"{scene} speaks no computed number"
-    for field in fields:
-        spoken = resolve_field(field, _value)
-        assert spoken.spoken.strip(), field
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_every_bookmark_the_scene_waits_for_is_in_its_script(scene):
-    script = load_script(scene)
-    marks = {m for beat in script.beats for m in beat.bookmarks}
-    waited = set(re.findall(r"until\(\"([a-z0-9_]+)\"\)", _source(scene)))
-    # Bookmarks handed to a helper as a tuple (one per column) are waited for too.
-    for names in re.findall(r"\(((?:\"[a-z0-9_]+\", )+(?:\"[a-z0-9_]+\"|None))\)", _source(scene)):
-        waited |= set(re.findall(r"\"([a-z0-9_]+)\"", names))
-    assert waited, "the scene waits for no bookmark"
-    assert waited <= marks, f"missing in {script.path}: {sorted(waited - marks)}"
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_every_bookmark_in_the_script_times_something_in_the_scene(scene):
-    # A bookmark nobody waits for is a sync point the picture ignores.
-    source = _source(scene)
-    unused = [m for beat in load_script(scene).beats for m in beat.bookmarks if f'"{m}"' not in source]
-    assert not unused, f"{SCENES[scene]} never waits for {unused}"
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_the_scene_plays_its_beats_in_the_scripts_order(scene):
-    played = re.findall(r"self\.beat\(\"([a-z0-9_]+)\"\)", _source(scene))
-    assert played == [beat.name for beat in load_script(scene).beats]
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_every_key_the_scene_reads_is_registered(scene):
-    keys = re.findall(r"number\(\"([a-z0-9_.]+)\"\)", _source(scene))
-    assert keys
-    for key in keys:
-        number(key)  # raises ValueError naming the key if it is not registered
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_the_scene_types_no_number_into_its_text(scene):
-    # Text on screen is built from registry values; a digit inside a quoted Spanish string
-    # would be a hand-typed figure.
-    strings = re.findall(r"ty\.(?:title|body|label|small)\(f?\"([^\"]*)\"", _source(scene))
-    typed = [s for s in strings if re.search(r"\d", re.sub(r"\{[^{}]*\}", "", s))]
-    assert not typed, typed
-
 
 # -- ReLU scene: real MiniLM neurons --------------------------------------------------------
 

@@ -1,0 +1,167 @@
+"""The contract every narrated scene keeps with its script, the registry and the plan.
+
+Scenes are found, not listed: every `scenes/*.py` that defines a `NarratedScene` subclass
+is run once with animations skipped (no frames are drawn; seconds a scene), and the run
+must play every beat of its script in order, wait for every bookmark and for no other,
+last its timeline's frames, read only registered numbers that `numbers --json` lists with
+the scene, and write no figure on screen that did not come from those numbers. A new scene
+is covered the moment its file exists. Timing and layout of real frames are checked by the
+preview build (tests/test_foundation_build.py).
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lecture.plan import load_plan
+from scenes.kit.figures import unsourced_figures
+from voiceover.script import load_script
+
+REPO = Path(__file__).resolve().parent.parent
+CLASS_RE = re.compile(r"^class (\w+)\(NarratedScene\):\s*\n(?:\s+\"\"\".*?\"\"\"\s*\n)?\s+script = \"(\w+)\"",
+                      re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class SceneSource:
+    path: Path
+    class_name: str
+    script: str
+
+
+@dataclass(frozen=True)
+class SkippedRun:
+    """What a scene did when run with its animations skipped."""
+
+    beats: tuple[str, ...]
+    fired: dict
+    numbers_read: dict
+    texts: tuple[str, ...]   # every text shown at the end of any animation
+    frames: int
+    expected_frames: int
+
+
+def _discover() -> dict[str, SceneSource]:
+    found = {}
+    for path in sorted((REPO / "scenes").glob("*.py")):
+        for class_name, script in CLASS_RE.findall(path.read_text(encoding="utf-8")):
+            found[script] = SceneSource(path, class_name, script)
+    return found
+
+
+SCENES = _discover()
+_RUNS: dict[str, SkippedRun] = {}
+
+
+def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
+    """Run the scene's construct() with every animation skipped (cached per session)."""
+    if script in _RUNS:
+        return _RUNS[script]
+    from manim import tempconfig
+
+    source = SCENES[script]
+    spec = importlib.util.spec_from_file_location(f"_contract_{script}", source.path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    texts: list[str] = []
+
+    with tempconfig({"dry_run": True, "quality": "low_quality", "media_dir": str(tmp_root / script),
+                     "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
+        scene = getattr(module, source.class_name)()
+        scene.renderer._original_skipping_status = True  # every play() skips: no frame is drawn
+        scene.renderer.skip_animations = True
+
+        def collect(beat: str) -> None:
+            for mob in scene._visible_family():
+                text = getattr(mob, "original_text", None) or getattr(mob, "text", None)
+                if text and type(mob).__name__ in ("Text", "MarkupText", "Paragraph"):
+                    texts.append(str(text))
+
+        scene._check_layout = collect
+        scene.render()
+        expected = round(scene.timeline.total_s * scene.fps)
+        run = SkippedRun(tuple(scene._beat_names), dict(scene.fired), dict(scene.numbers_read),
+                         tuple(dict.fromkeys(texts)), scene.frames, expected)
+    _RUNS[script] = run
+    return run
+
+
+@pytest.fixture
+def run(request, tmp_path_factory):
+    return skipped_run(request.param, tmp_path_factory.getbasetemp() / "contract")
+
+
+def test_every_scene_module_is_found():
+    assert len(SCENES) >= 7, sorted(SCENES)
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_scene_plays_every_beat_of_its_script_in_order(run, script):
+    assert list(run.beats) == [b.name for b in load_script(script).beats]
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_scene_waits_for_every_bookmark_of_its_script(run, script):
+    # Waiting for a bookmark the script lacks raises at once, naming it (TimelineError).
+    marks = {m for b in load_script(script).beats for m in b.bookmarks}
+    assert set(run.fired) == marks
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_scene_lasts_its_timeline_to_the_frame(run, script):
+    assert abs(run.frames - run.expected_frames) <= 1, (run.frames, run.expected_frames)
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_every_figure_on_screen_comes_from_a_number_the_scene_read(run, script):
+    assert run.numbers_read, "a scene of this lecture shows computed numbers"
+    assert unsourced_figures(run.texts, run.numbers_read) == []
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_numbers_the_scene_reads_are_listed_with_it_by_the_audit(run, script):
+    from ffn_core.numbers import all_numbers
+    from lecture.audit import numbers_with_scenes
+
+    planned = [s for s in load_plan() if s.script == script]
+    if not planned:
+        pytest.skip(f"{script} is not in lecture/plan.toml yet")
+    listed = {row["key"]: row["scenes"] for row in numbers_with_scenes(planned, all_numbers())}
+    missing = [k for k in run.numbers_read if planned[0].name not in listed.get(k, [])]
+    assert not missing, f"read by the scene but not attributed to it by the audit: {missing}"
+
+
+@pytest.mark.parametrize("script", sorted(SCENES))
+def test_narration_speaks_computed_numbers_and_no_typed_digit(script):
+    from ffn_core.numbers import number
+    from voiceover.spoken import render
+
+    loaded = load_script(script)
+    assert loaded.fields(), "the narration should speak at least one computed number"
+    for beat in loaded.beats:
+        for segment in beat.segments:
+            spoken, written = render(segment, lambda key: number(key).value)
+            assert "{" not in spoken and "{" not in written
+            typed = re.sub(r"\{[^{}]*\}", "", segment)
+            assert not re.search(r"\d", typed), f"beat {beat.name}: a digit typed into the narration: {segment!r}"
+
+
+@pytest.mark.parametrize("script", sorted(SCENES))
+def test_narration_has_text_for_at_least_45_seconds(script):
+    # About 15 characters a second is brisk Spanish narration; less text cannot fill 45 s.
+    chars = sum(len(b.text) for b in load_script(script).beats)
+    assert chars >= 45 * 15, chars
+
+
+def test_plan_names_each_scene_class_with_the_script_that_class_declares():
+    by_class = {(s.path.resolve(), s.class_name): s.script for s in SCENES.values()}
+    for planned in load_plan():
+        key = (planned.module.resolve(), planned.class_name)
+        assert key in by_class, f"plan scene {planned.name}: no NarratedScene {planned.class_name} in {planned.module}"
+        assert by_class[key] == planned.script, (
+            f"plan scene {planned.name}: the plan says script {planned.script!r}, "
+            f"class {planned.class_name} declares {by_class[key]!r}")
