@@ -33,6 +33,10 @@ def parser() -> argparse.ArgumentParser:
 
     sub.add_parser("narrate", help="sintetiza la narración que falta e imprime duraciones", add_help=False)
 
+    p_story = sub.add_parser("storyboard", help="una página con un fotograma en cada marca y fin de beat")
+    p_story.add_argument("--quality", default="preview", choices=list(QUALITIES))
+    p_story.add_argument("--only", nargs="+", metavar="ESCENA", help="solo estas escenas")
+
     p_numbers = sub.add_parser("numbers", help="cada número que la clase muestra o dice")
     p_numbers.add_argument("--json", action="store_true", help="como lista JSON")
     return parser
@@ -57,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             return _scenes(args)
         if args.command == "numbers":
             return _numbers(args)
+        if args.command == "storyboard":
+            return _storyboard(args)
     except BuildLocked as err:
         console.print(f"[red]{escape(str(err))}[/]", highlight=False, soft_wrap=True)
         return 3
@@ -98,6 +104,18 @@ def _scenes(args) -> int:
     else:
         print("\n".join(format_rows(rows)))
     return 1 if any(r.get("error") for r in rows) else 0
+
+
+def _storyboard(args) -> int:
+    from lecture.build import build_dir, renders_dir
+    from lecture.plan import load_plan, select
+    from lecture.storyboard import write_storyboard
+
+    plan = load_plan()
+    only = {s.name for s in select(plan, args.only)} if args.only else None
+    page = write_storyboard(plan, renders_dir() / args.quality, build_dir() / args.quality, args.quality, only)
+    print(page)
+    return 0
 
 
 def _numbers(args) -> int:

@@ -1,0 +1,199 @@
+"""The storyboard: the whole lecture on one page, a still at every bookmark and beat end.
+
+A lecturer reviews without watching: for each scene of the plan, each beat, a still taken
+from the rendered scene video at every bookmark and at the beat's end, with the narration
+of that stretch under it, its time in the scene and in the lecture, the numbers the scene
+read, and any layout problem the render logged for that beat (in red). Stills are seeks
+into the rendered videos (no re-render), so the whole lecture takes seconds. The page is
+static HTML with relative image paths: no server, no network.
+"""
+from __future__ import annotations
+
+import html
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from lecture.plan import PlannedScene
+from voiceover.atomic import atomic_path, write_text
+from voiceover.timeline import Timeline
+
+STILL_WIDTH_PX = 480
+
+
+class StoryboardError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One still: a bookmark (or a beat's end) and the narration that leads to it."""
+
+    scene: str
+    beat: str
+    label: str        # the bookmark's name, or "fin del beat"
+    scene_s: float    # time of the still within its scene
+    lecture_s: float  # the same moment in the joined lecture
+    text: str         # the narration spoken up to this moment, since the previous one
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SceneBoard:
+    name: str
+    title: str
+    video: Path
+    fps: float
+    start_s: float
+    duration_s: float
+    numbers_read: dict
+    moments: tuple[Moment, ...]
+
+
+def moments(scene: str, timeline: Timeline, start_s: float, problems: Sequence[str], fps: float) -> tuple[Moment, ...]:
+    """A moment per bookmark and per beat end; each carries the text said since the last.
+    A moment's time is the start of the last frame drawn before it: what is on screen as
+    the bookmark is spoken (the animation aimed at it has just ended)."""
+
+    def last_frame(t: float) -> float:
+        return max(round(t * fps) - 1, 0) / fps
+
+    out = []
+    for beat in timeline.beats:
+        beat_problems = tuple(p for p in problems if p.startswith(f"beat '{beat.name}'"))
+        marks = sorted(beat.bookmarks.items(), key=lambda kv: kv[1])
+        # segments[i] is the text before bookmark i; the last segment ends the beat.
+        for (mark, t), segment in zip(marks, beat.segments):
+            at = last_frame(t)
+            out.append(Moment(scene, beat.name, mark, at, start_s + at, segment.text, ()))
+        end = last_frame(beat.end_s)
+        last_text = beat.segments[-1].text if len(beat.segments) > len(marks) else ""
+        out.append(Moment(scene, beat.name, "fin del beat", end, start_s + end, last_text, beat_problems))
+    return tuple(out)
+
+
+def _latest_render(work: Path) -> tuple[dict, dict] | None:
+    """(render log, timeline json) of the render the build uses now: the newest record
+    (the build touches a record whenever it reuses it)."""
+    records = sorted(work.glob("*.record.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for record_file in records:
+        try:
+            record = json.loads(record_file.read_text(encoding="utf-8"))
+            log = json.loads((work / record["log"]).read_text(encoding="utf-8"))
+            timeline = json.loads((work / f"{record['key']}.timeline.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError):
+            continue
+        return log, timeline
+    return None
+
+
+def collect(plan: Sequence[PlannedScene], renders: Path, work_root: Path,
+            only: set[str] | None = None) -> list[SceneBoard]:
+    """The boards of the plan's scenes (those in `only`, when given), in plan order; times in
+    the lecture count every scene of the plan before them."""
+    boards, clock = [], 0.0
+    missing = []
+    for scene in plan:
+        video = renders / "scenes" / f"{scene.name}.mp4"
+        found = _latest_render(work_root / scene.name)
+        if not video.exists() or found is None:
+            if only is None or scene.name in only:
+                missing.append(scene.name)
+            continue
+        log, timeline_json = found
+        duration = log["frames"] / log["fps"]
+        if only is None or scene.name in only:
+            timeline = Timeline.from_json(timeline_json)
+            boards.append(SceneBoard(scene.name, timeline.title, video, log["fps"], clock, duration, log.get("numbers_read", {}),
+                                     moments(scene.name, timeline, clock, log.get("layout_problems", []), log["fps"])))
+        clock += duration
+    if missing:
+        raise StoryboardError(f"sin render de: {', '.join(missing)}; "
+                              f"ffn-video build --quality <calidad> las renderiza primero")
+    return boards
+
+
+def extract_still(video: Path, at_s: float, fps: float, out: Path) -> Path:
+    """The frame of `video` that starts at `at_s`, scaled for the page. Input seeking drops
+    the frames before the target, so the target sits a quarter frame before the frame."""
+    with atomic_path(out) as tmp:
+        target = max(at_s - 0.25 / fps, 0.0)
+        proc = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-ss", f"{target:.4f}", "-i", str(video),
+                               "-frames:v", "1", "-vf", f"scale={STILL_WIDTH_PX}:-2", "-f", "image2",
+                               "-c:v", "png", str(tmp)], capture_output=True, text=True)
+        if proc.returncode != 0 or tmp.stat().st_size == 0:
+            raise StoryboardError(f"{video}: no se pudo extraer el fotograma en {at_s:.2f} s: "
+                                  f"{proc.stderr.strip()[-300:]}")
+    return out
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(seconds, 60)
+    return f"{int(minutes)}:{rest:05.2f}"
+
+
+def _number_text(value) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[str, int], str]) -> str:
+    total_problems = sum(len(m.problems) for b in boards for m in b.moments)
+    parts = [
+        "<!DOCTYPE html><html lang='es'><head><meta charset='utf-8'>",
+        f"<title>Guion gráfico — {html.escape(quality)}</title>",
+        "<style>body{font-family:DejaVu Sans,sans-serif;background:#0f1420;color:#eceff4;margin:2em}"
+        "h2{border-top:1px solid #3a4150;padding-top:1em}.grid{display:flex;flex-wrap:wrap;gap:14px}"
+        ".m{width:480px}.m img{width:480px;display:block}.t{color:#8a93a6;font-size:13px}"
+        ".p{color:#ff6b6b;font-weight:bold}.ok{color:#7cf29c}details{margin:.5em 0}"
+        "td{padding:0 .6em;font-size:13px;vertical-align:top}</style></head><body>",
+        f"<h1>Guion gráfico de la clase ({html.escape(quality)})</h1>",
+        f"<p>{len(boards)} escenas, {sum(len(b.moments) for b in boards)} fotogramas, "
+        f"{_clock(sum(b.duration_s for b in boards))} de vídeo. "
+        + (f"<span class='p'>{total_problems} problemas de composición</span>" if total_problems
+           else "<span class='ok'>sin problemas de composición</span>") + "</p>",
+    ]
+    for board in boards:
+        parts.append(f"<h2 id='{html.escape(board.name)}'>{html.escape(board.title)} "
+                     f"<span class='t'>({html.escape(board.name)}, empieza en {_clock(board.start_s)}, "
+                     f"dura {_clock(board.duration_s)})</span></h2>")
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(_number_text(v))}</td></tr>"
+                       for k, v in board.numbers_read.items())
+        parts.append(f"<details><summary>{len(board.numbers_read)} números leídos de ffn_core</summary>"
+                     f"<table>{rows}</table></details><div class='grid'>")
+        for i, moment in enumerate(board.moments):
+            problems = "".join(f"<div class='p'>{html.escape(p)}</div>" for p in moment.problems)
+            parts.append(
+                f"<div class='m'><img src='{html.escape(stills[(board.name, i)])}' loading='lazy' "
+                f"alt='{html.escape(board.name)} {moment.scene_s:.2f} s'>"
+                f"<div class='t'>{html.escape(moment.beat)} · {html.escape(moment.label)} · "
+                f"{_clock(moment.scene_s)} en la escena · {_clock(moment.lecture_s)} en la clase</div>"
+                f"<div>{html.escape(moment.text)}</div>{problems}</div>")
+        parts.append("</div>")
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def write_storyboard(plan: Sequence[PlannedScene], renders: Path, work_root: Path, quality: str,
+                     only: set[str] | None = None) -> Path:
+    """Write `renders/<quality>/storyboard/index.html` and its stills; returns the page."""
+    boards = collect(plan, renders, work_root, only)
+    folder = renders / "storyboard"
+    folder.mkdir(parents=True, exist_ok=True)
+    stills: dict[tuple[str, int], str] = {}
+    wanted = set()
+    for board in boards:
+        for i, moment in enumerate(board.moments):
+            name = f"{board.name}-{i:03d}.png"
+            extract_still(board.video, moment.scene_s, board.fps, folder / name)
+            stills[(board.name, i)] = name
+            wanted.add(name)
+    shown = {b.name for b in boards}
+    for old in folder.glob("*.png"):  # stills of moments that no longer exist
+        if old.name not in wanted and old.name.rsplit("-", 1)[0] in shown:
+            old.unlink(missing_ok=True)
+    page = folder / "index.html"
+    write_text(page, render_html(boards, quality, stills))
+    return page

@@ -1,0 +1,65 @@
+"""`ffn-video storyboard`: one page, a still at every bookmark and beat end, from the renders."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from fixtures.build_support import fresh_copy
+from lecture.cli import main
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    return fresh_copy(tmp_path / "lecture").apply(monkeypatch)
+
+
+def test_storyboard_has_a_still_per_bookmark_and_beat_end_with_its_narration(tiny, capsys):
+    assert main(["storyboard"]) == 0
+    page = tiny.out() / "storyboard" / "index.html"
+    assert capsys.readouterr().out.strip() == str(page)
+    text = page.read_text(encoding="utf-8")
+    # tiny_a: one beat with one bookmark -> 2 stills; tiny_b: one beat, no bookmark -> 1.
+    images = re.findall(r"<img src='([^']+)'", text)
+    assert images == ["tiny_a-000.png", "tiny_a-001.png", "tiny_b-000.png"]
+    for name in images:
+        with Image.open(page.parent / name) as im:
+            assert im.size[0] == 480 and im.size[1] == 270
+    assert "Primera prueba." in text and "Un círculo." in text and "Segunda prueba, un cuadrado." in text
+    assert "params.gpt2_small.d_model" in text  # the number tiny_a read
+    assert "sin problemas de composición" in text
+
+
+def test_the_bookmark_still_shows_what_the_scene_drew_by_then(tiny):
+    assert main(["storyboard"]) == 0
+    folder = tiny.out() / "storyboard"
+    # At the bookmark the label has faded in, and the circle has not yet appeared: by the beat's
+    # end the circle is there, so the two stills differ on the left of the frame.
+    at_mark = np.asarray(Image.open(folder / "tiny_a-000.png").convert("L"), dtype=float)
+    at_end = np.asarray(Image.open(folder / "tiny_a-001.png").convert("L"), dtype=float)
+    left = slice(0, at_mark.shape[1] // 3)
+    assert at_end[:, left].mean() > at_mark[:, left].mean() + 0.2
+
+
+def test_layout_problems_of_a_beat_are_shown_in_red_under_its_end(tiny):
+    work = tiny.work("tiny_b")
+    log_file = next(work.glob("*.log.json"))
+    log = json.loads(log_file.read_text(encoding="utf-8"))
+    log["layout_problems"] = ["beat 'uno': Text('Segunda') leaves the frame"]
+    log_file.write_text(json.dumps(log), encoding="utf-8")
+    assert main(["storyboard"]) == 0
+    text = (tiny.out() / "storyboard" / "index.html").read_text(encoding="utf-8")
+    assert "<div class='p'>beat &#x27;uno&#x27;: Text(&#x27;Segunda&#x27;) leaves the frame</div>" in text
+    assert "1 problemas de composición" in text
+
+
+def test_only_one_scene_keeps_lecture_times_and_a_missing_render_is_named(tiny, capsys):
+    assert main(["storyboard", "--only", "tiny_b"]) == 0
+    text = (tiny.out() / "storyboard" / "index.html").read_text(encoding="utf-8")
+    assert "tiny_a-000.png" not in text and "empieza en 0:0" not in text.split("tiny_b")[1][:40]
+    (tiny.out() / "scenes" / "tiny_a.mp4").unlink()
+    assert main(["storyboard"]) == 2
+    assert "sin render de: tiny_a" in capsys.readouterr().err
