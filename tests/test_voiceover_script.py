@@ -56,9 +56,9 @@ def test_bookmarks_split_the_text_into_segments(tmp_path):
 
 def test_numbers_are_said_the_spanish_way():
     assert say(6_738_415_616, "millones").spoken == "unos seis mil setecientos treinta y ocho millones"
-    assert say(6_738_415_616, "entero").written == "6\u202f738\u202f415\u202f616"
+    assert say(6_738_415_616, "entero").written == "6\u00a0738\u00a0415\u00a0616"
     assert say(0.6683937823834197, "porcentaje").spoken == "sesenta y seis coma ocho por ciento"
-    assert say(0.6683937823834197, "porcentaje").written == "66,8 %"
+    assert say(0.6683937823834197, "porcentaje").written == "66,8\u00a0%"
     assert say(2 / 3, "fraccion").spoken == "dos tercios"
     assert say(0.6683937823834197, "fraccion").spoken == "algo más de dos tercios"
     assert say(2.29, "decimal").spoken == "dos coma veintinueve"
@@ -129,7 +129,7 @@ def test_numbers_are_spoken_and_written_from_the_registry(tmp_path, cache):
     timeline = build_timeline("escena", engine=Recorder(), script=load_script("escena", path),
                               lookup={"n": 6_738_415_616, "r": 2 / 3}.__getitem__)
     assert spoken == ["Son unos seis mil setecientos treinta y ocho millones de pesos, dos tercios."]
-    assert timeline.beats[0].segments[0].text == "Son unos 6\u202f738 millones de pesos, dos tercios."
+    assert timeline.beats[0].segments[0].text == "Son unos 6\u00a0738 millones de pesos, dos tercios."
 
 
 def test_the_shipped_fields_are_well_formed():

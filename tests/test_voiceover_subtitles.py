@@ -9,7 +9,12 @@ import pytest
 import srt
 import webvtt
 
-from voiceover.subtitles import MAX_CUE_S, MAX_LINE_CHARS, MAX_LINES, MIN_CUE_S, cues, write_srt, write_vtt, wrap
+from voiceover.subtitles import cues, write_srt, write_vtt, wrap
+
+# The rules the subtitles must keep, pinned here rather than read from the module they test
+# (common broadcast practice for a 16:9 frame, and YouTube's readable minimum and maximum).
+MAX_LINE_CHARS, MAX_LINES = 42, 2
+MIN_CUE_S, MAX_CUE_S = 1.0, 7.0
 from voiceover.timeline import BeatTiming, Segment, Timeline
 
 LONG = ("Cada bloque de un transformer tiene dos mitades: la atención, que decide qué mirar, "
@@ -135,7 +140,7 @@ def test_the_real_iceberg_narration_makes_valid_subtitles(tmp_path, monkeypatch)
     timeline = build_timeline("iceberg", engine=EspeakEngine())
     found = cues([timeline, timeline])
     text = " ".join(" ".join(c.lines) for c in found)
-    assert "66,8 %" in text and "{" not in text and not re.search(r"\s{2}", text)
+    assert "66,8\u00a0%" in text and "{" not in text and not re.search(r"\s{2}", text)
     for cue in found:
         assert MIN_CUE_S <= cue.end_s - cue.start_s <= MAX_CUE_S
         assert all(len(line) <= MAX_LINE_CHARS for line in cue.lines) and len(cue.lines) <= MAX_LINES

@@ -2,7 +2,8 @@
 
 A script writes `{params.llama2_7b.ffn_share:porcentaje}`; this module reads the key from
 `ffn_core.numbers` and returns what the voice says ("sesenta y seis coma ocho por ciento")
-and what the subtitle shows ("66,8 %"). Formats:
+and what the subtitle shows ("66,8 %", written by `voiceover.numerals`, the same rules as the
+screen). Formats:
 
 - `entero`      exact integer: "seis mil setecientos treinta y ocho millones ..." / "6 738 415 616"
 - `millones`    rounded to millions: "unos sesenta y siete millones" / "unos 67 millones"
@@ -17,9 +18,8 @@ from fractions import Fraction
 
 from num2words import num2words
 
+from voiceover import numerals
 from voiceover.script import FIELD_RE
-
-THIN_SPACE = "\u202f"  # narrow no-break space: thousands separator that never wraps
 
 
 @dataclass(frozen=True)
@@ -34,15 +34,6 @@ class FieldError(ValueError):
 
 def words(n: int) -> str:
     return num2words(int(n), lang="es")
-
-
-def group_thousands(n: int) -> str:
-    """6738415616 -> '6 738 415 616' with narrow no-break spaces."""
-    return f"{int(n):,}".replace(",", THIN_SPACE)
-
-
-def decimal_comma(x: float, places: int) -> str:
-    return f"{x:.{places}f}".replace(".", ",")
 
 
 def _decimal_words(x: float, places: int) -> str:
@@ -81,21 +72,21 @@ def say(value: float | int, fmt: str) -> SpokenNumber:
     if fmt == "entero":
         if float(value) != int(value):
             raise FieldError(f"{value!r} is not an integer; use 'decimal' or 'millones'")
-        return SpokenNumber(words(int(value)), group_thousands(int(value)))
+        return SpokenNumber(words(int(value)), numerals.integer(int(value), numerals.SUBTITLES))
     if fmt == "millones":
         millions = round(float(value) / 1e6)
         exact = millions * 1_000_000 == value
         prefix = "" if exact else "unos "
-        return SpokenNumber(f"{prefix}{words(millions)} millones", f"{prefix}{group_thousands(millions)} millones")
+        return SpokenNumber(f"{prefix}{words(millions)} millones", prefix + numerals.millions(value, numerals.SUBTITLES))
     if fmt == "porcentaje":
         pct = round(float(value) * 100, 1)
-        return SpokenNumber(f"{_decimal_words(pct, 1)} por ciento", f"{decimal_comma(pct, 1)} %")
+        return SpokenNumber(f"{_decimal_words(pct, 1)} por ciento", numerals.percent(float(value), 1, numerals.SUBTITLES))
     if fmt == "fraccion":
         text = _fraction_words(float(value))
         return SpokenNumber(text, text)
     if fmt == "decimal":
         return SpokenNumber(_decimal_words(float(value), 2),
-                            decimal_comma(float(value), 2).rstrip("0").rstrip(","))
+                            numerals.decimal(float(value), 2, numerals.SUBTITLES, trim_zeros=True))
     raise FieldError(f"unknown format '{fmt}' (known: entero, millones, porcentaje, fraccion, decimal)")
 
 

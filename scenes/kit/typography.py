@@ -8,13 +8,14 @@ from __future__ import annotations
 from manim import MathTex, Tex, TexTemplate, Text
 
 from scenes.kit import palette
+from voiceover import numerals
 
 FONT = "DejaVu Sans"  # has á é í ó ú ü ñ ¿ ¡ « » and the narrow no-break space
 TITLE_SIZE = 44
 BODY_SIZE = 32
 LABEL_SIZE = 26
 SMALL_SIZE = 20
-THIN_SPACE = "\u202f"
+THIN_SPACE = numerals.GROUP_SPACE[numerals.SCREEN]
 
 # LaTeX through one template that needs only the TeX packages setup.sh installs.
 TEX_TEMPLATE = TexTemplate(
@@ -58,18 +59,15 @@ def tex(text: str, **kwargs) -> Tex:
 
 
 def fmt_int(n: int) -> str:
-    """6738415616 -> '6 738 415 616'."""
-    return f"{int(n):,}".replace(",", THIN_SPACE)
+    """6738415616 -> '6 738 415 616' (see `voiceover.numerals`, shared with the subtitles)."""
+    return numerals.integer(n)
 
 
 def fmt_percent(ratio: float, places: int = 1) -> str:
     """0.6684 -> '66,8 %'."""
-    return f"{ratio * 100:.{places}f}".replace(".", ",") + THIN_SPACE + "%"
+    return numerals.percent(ratio, places)
 
 
 def fmt_decimal(x: float, places: int = 2) -> str:
     """2.29 -> '2,29'; a minus sign, not a hyphen, for negatives; never '−0,00'."""
-    text = f"{x:.{places}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return text.replace(".", ",").replace("-", "\u2212")
+    return numerals.decimal(x, places)
