@@ -165,3 +165,16 @@ def test_plan_names_each_scene_class_with_the_script_that_class_declares():
         assert by_class[key] == planned.script, (
             f"plan scene {planned.name}: the plan says script {planned.script!r}, "
             f"class {planned.class_name} declares {by_class[key]!r}")
+
+
+def test_a_scaled_clock_time_keeps_its_aim_and_a_shifted_one_fails():
+    from scenes.kit.narrated import ClockTime
+
+    until = ClockTime(4.0, 10.0, "marca")  # now is 6 s; the bookmark at 10 s
+    part = 0.25 * until
+    assert isinstance(part, ClockTime) and part == 1.0 and part.target_s == 7.0 and part.bookmark is None
+    assert (until / 2).target_s == 8.0
+    with pytest.raises(TypeError, match="loses the frame"):
+        until + 0.5
+    with pytest.raises(TypeError, match="loses the frame"):
+        1.0 - until

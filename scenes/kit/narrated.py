@@ -33,7 +33,11 @@ class TimelineError(ScriptError):
 
 
 class ClockTime(float):
-    """A run time that also carries the absolute scene time it is aimed at."""
+    """A run time that also carries the absolute scene time it is aimed at.
+
+    Scaling keeps the aim: `0.6 * b.speech_remaining()` is aimed at 60 % of the way from
+    now to the end of the speech, frame-exact like `b.fraction(0.6)` (and no longer at a
+    bookmark). Adding or subtracting seconds would silently lose the aim, so it fails."""
 
     target_s: float
     bookmark: str | None
@@ -43,6 +47,32 @@ class ClockTime(float):
         obj.target_s = target_s
         obj.bookmark = bookmark
         return obj
+
+    @property
+    def start_s(self) -> float:
+        return self.target_s - float(self)
+
+    def _scaled(self, factor) -> "ClockTime":
+        if not isinstance(factor, (int, float)) or isinstance(factor, bool):
+            return NotImplemented
+        run = float(self) * float(factor)
+        return ClockTime(run, self.start_s + run)
+
+    def __mul__(self, factor):
+        return self._scaled(factor)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, divisor):
+        if not isinstance(divisor, (int, float)) or isinstance(divisor, bool):
+            return NotImplemented
+        return self._scaled(1.0 / divisor)
+
+    def _no_shift(self, other):
+        raise TypeError("adding or subtracting seconds to a beat's clock time loses the frame it is "
+                        "aimed at; use b.until(...), b.fraction(share) or a plain float instead")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = _no_shift
 
 
 class Beat:
@@ -123,9 +153,6 @@ class NarratedScene(Scene):
             self._advance(lambda rt: Scene.play(self, Wait(run_time=rt, **kwargs)), int(wanted))
         if isinstance(duration, ClockTime) and duration.bookmark:
             self.fired[duration.bookmark] = self.clock_s
-
-    def wait_until(self, clock: ClockTime) -> None:
-        self.wait(clock)
 
     def _advance(self, play_fn, frames: int) -> None:
         """Run `play_fn` so that exactly `frames` frames are written.
