@@ -76,11 +76,12 @@ def watch(quality: str = "preview", interval_s: float = 0.5, settle_s: float = 0
     console = console or Console(stderr=True)
     last: BuildReport | None = None
     files = watched_files(plan_file)
+    # A build is compared against the files as they were when it started, never as they
+    # are after it: an edit saved while a build runs is then a change, built next.
     state = snapshot(files)
     if initial_build:
         last = _build_once(build_fn, quality, jobs, console, plan_file) or last
-        files = watched_files(plan_file)
-        state = snapshot(files)
+        files, state = _rewatch(plan_file, state)
     console.print(f"[bold]vigilando[/] {len(files)} archivos (Ctrl+C para salir)", highlight=False)
     cycles = 0
     try:
@@ -98,13 +99,23 @@ def watch(quality: str = "preview", interval_s: float = 0.5, settle_s: float = 0
             diff = changed(state, now)
             shown = ", ".join(_rel(p) for p in diff[:5]) + (" ..." if len(diff) > 5 else "")
             console.print(f"[bold]cambió[/] {shown}", highlight=False)
+            state = now  # what this build reads; later edits stay changes
             last = _build_once(build_fn, quality, jobs, console, plan_file) or last
             cycles += 1
-            files = watched_files(plan_file)
-            state = snapshot(files)
+            files, state = _rewatch(plan_file, state)
     except KeyboardInterrupt:
         console.print("fin de la vigilancia")
     return last
+
+
+def _rewatch(plan_file, state: Snapshot) -> tuple[list[Path], Snapshot]:
+    """The files to watch after a build (an edit can add an import or a scene), keeping the
+    pre-build snapshot of those already watched; files new to the watch start from now."""
+    files = watched_files(plan_file)
+    fresh = [p for p in files if p not in state]
+    merged = {p: state[p] for p in files if p in state}
+    merged.update(snapshot(fresh))
+    return files, merged
 
 
 def _build_once(build_fn, quality, jobs, console: Console, plan_file) -> BuildReport | None:

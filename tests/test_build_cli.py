@@ -56,6 +56,35 @@ def test_watch_rebuilds_after_a_narration_edit(tiny):
     assert "azul" in (tiny.out() / "lecture.es.srt").read_text(encoding="utf-8")
 
 
+def test_an_edit_saved_while_watch_is_building_is_built_next(tiny):
+    from lecture.build import build
+
+    script = tiny.script("tiny_a")
+    calls = []
+
+    def build_then_edit(*args, **kwargs):
+        report = build(*args, **kwargs)
+        if not calls:  # the lecturer saves while the first build is finishing
+            script.write_text(script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo verde."),
+                              encoding="utf-8")
+        calls.append(report)
+        return report
+
+    import _thread
+
+    # Were the edit missed, watch would wait forever: stop it as Ctrl+C would, and fail.
+    give_up = threading.Timer(60, _thread.interrupt_main)
+    give_up.start()
+    try:
+        report = watch("preview", interval_s=0.05, settle_s=0.05, max_cycles=1, initial_build=True,
+                       console=quiet_console(), plan_file=tiny.plan, build_fn=build_then_edit)
+    finally:
+        give_up.cancel()
+    assert len(calls) == 2, "the edit made during the first build must trigger a second one"
+    assert report is not None and report.ok and report.rendered == ["tiny_a"]
+    assert "verde" in (tiny.out() / "lecture.es.srt").read_text(encoding="utf-8")
+
+
 def test_snapshots_see_edits_new_files_and_deletions(tmp_path):
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")
