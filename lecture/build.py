@@ -36,7 +36,7 @@ import numpy as np
 from filelock import FileLock, Timeout
 from rich.console import Console
 
-from lecture import cache
+from lecture import cache, integrity
 from lecture.chapters import SceneSpan, chapters_text, make_chapters, youtube_problems
 from lecture.display import BuildDisplay
 from lecture.mux import concat_videos, mux_copy
@@ -44,7 +44,7 @@ from lecture.plan import REPO_ROOT, PlannedScene, load_plan, select
 from lecture.qualities import Quality, get_quality
 from lecture.render import RenderResult, RenderUnit, read_log, render_unit
 from voiceover.atomic import atomic_path, write_json, write_text
-from voiceover.timeline import Timeline, build_timeline
+from voiceover.timeline import Timeline, build_timeline, take_damage_notices
 
 
 def renders_dir() -> Path:
@@ -151,6 +151,8 @@ def build(quality_name: str = "preview", only: list[str] | None = None, jobs: in
 def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tuple[PlannedScene, ...],
                   jobs: int | None, executor: Executor | None, console: Console) -> BuildReport:
     start = time.monotonic()
+    integrity.take_notices()  # only this build's findings are reported
+    take_damage_notices()
     out_dir = renders_dir() / quality.name
     work_root = build_dir() / quality.name
     _clean_leftovers([out_dir, work_root])
@@ -241,6 +243,8 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
                 _lecture(plan, fresh, fitted, audio, work_root, out_dir, report)
             except Exception as err:  # noqa: BLE001 - reported, exit status non-zero
                 report.failed["clase"] = f"lecture.mp4: {err}"
+    report.notes.extend(integrity.take_notices())
+    report.notes.extend(take_damage_notices())
     report.seconds = time.monotonic() - start
     return report
 
@@ -307,7 +311,8 @@ def _record(result: RenderResult, unit: RenderUnit, key: str, digest: str, plan,
     work = Path(unit.output).parent
     record = cache.CacheRecord(key=key, video=Path(result.output).name, numbers_read=log["numbers_read"],
                                log=Path(result.log).name, frames=int(log["frames"]), fps=float(log["fps"]),
-                               numbers_digest=digest, render_s=result.seconds)
+                               numbers_digest=digest, render_s=result.seconds,
+                               extra={"video_seal": integrity.seal(Path(result.output)).to_json()})
     cache.save_record(work, record)
     report.rendered.append(unit.scene)
     report.render_seconds[unit.scene] = result.seconds
@@ -527,13 +532,24 @@ def _signature(parts) -> str:
 
 
 def _unless_fresh(output: Path, signature: str, make) -> bool:
-    """Run `make` unless `output` exists and was made from inputs with this signature;
-    True when it ran. The stamp is written after the output, so an interrupted step is
-    redone next time."""
+    """Run `make` unless `output` exists, was made from inputs with this signature and is
+    intact (its seal holds); True when it ran. The stamp is written after the output, so
+    an interrupted step is redone next time, and a damaged output is made again."""
     stamp = output.with_name(output.name + ".sig")
-    if output.exists() and stamp.exists() and stamp.read_text(encoding="utf-8") == signature:
-        return False
+    recorded = _read_stamp(stamp)
+    if output.exists() and recorded.get("sig") == signature:
+        if integrity.intact(output, integrity.Seal.from_json(recorded.get("seal"))):
+            return False
+        integrity.damaged(output)
     stamp.unlink(missing_ok=True)
     make()
-    write_text(stamp, signature)
+    write_json(stamp, {"sig": signature, "seal": integrity.seal(output).to_json()})
     return True
+
+
+def _read_stamp(stamp: Path) -> dict:
+    try:
+        data = json.loads(stamp.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}

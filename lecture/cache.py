@@ -29,6 +29,7 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from lecture import integrity
 from lecture.plan import REPO_ROOT, PlannedScene
 from lecture.qualities import Quality
 from voiceover.atomic import write_json
@@ -199,10 +200,14 @@ def record_path(work_dir: Path, key: str) -> Path:
 
 def load_record(work_dir: Path, key: str) -> CacheRecord | None:
     """The record of the render made under `key`, or None (missing or unreadable)."""
+    path = record_path(work_dir, key)
     try:
-        data = json.loads(record_path(work_dir, key).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
         return CacheRecord(**data)
+    except FileNotFoundError:
+        return None
     except (OSError, ValueError, TypeError):
+        integrity.damaged(path, "registro del render")
         return None
 
 
@@ -213,6 +218,9 @@ def is_fresh(record: CacheRecord | None, key: str, current_number, work_dir: Pat
         return False
     video = record.video_path(work_dir) if work_dir is not None else Path(record.video)
     if not video.is_file() or video.stat().st_size == 0:
+        return False
+    if not integrity.intact(video, integrity.Seal.from_json(record.extra.get("video_seal"))):
+        integrity.damaged(video, "render de la escena")
         return False
     if digest is not None and record.numbers_digest == digest:
         return True

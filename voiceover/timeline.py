@@ -119,16 +119,68 @@ def synthesize_cached(engine: Engine, text: str) -> tuple[Path, float]:
 def _synthesize(engine: Engine, text: str) -> tuple[Path, float, bool]:
     """(clip, duration in s, whether it was synthesised now)."""
     path = cache_dir() / "clips" / f"{clip_key(engine, text)}.wav"
+    seal = path.with_suffix(".seal.json")
+    if path.exists() and not _clip_intact(path, seal):
+        damaged_clip(path)
+        path.unlink(missing_ok=True)
     fresh = not path.exists()
     if fresh:
         with atomic_path(path) as tmp:
             engine.synthesize(text, tmp)
+        _seal_clip(path, seal)
     try:
         info = soundfile.info(str(path))
     except RuntimeError:  # unreadable leftover: synthesise again
         path.unlink(missing_ok=True)
         return _synthesize(engine, text)
     return path, info.frames / info.samplerate, fresh
+
+
+# -- damaged clips ---------------------------------------------------------------------------
+# A clip is sealed when made (size and SHA-256 beside it); one that no longer matches (a
+# crash, a full disk, a sync tool) is synthesised again and named in a notice the build
+# reports (`take_damage_notices`).
+_DAMAGED: list[str] = []
+
+
+def damaged_clip(path: Path) -> None:
+    _DAMAGED.append(f"dañado, se rehace: {path} (clip de narración)")
+
+
+def take_damage_notices() -> list[str]:
+    out = list(_DAMAGED)
+    _DAMAGED.clear()
+    return out
+
+
+def _seal_clip(path: Path, seal: Path) -> None:
+    st = path.stat()
+    write_json(seal, {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
+                      "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
+
+
+def _clip_intact(path: Path, seal: Path) -> bool:
+    try:
+        data = json.loads(seal.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return soundfile_readable(path)  # clips cached before seals existed: readable is enough
+    try:
+        st = path.stat()
+        if st.st_size != data["size"]:
+            return False
+        if st.st_mtime_ns == data.get("mtime_ns"):
+            return True  # untouched since sealed: no need to read it
+        return hashlib.sha256(path.read_bytes()).hexdigest() == data["sha256"]
+    except (OSError, KeyError, TypeError):
+        return False
+
+
+def soundfile_readable(path: Path) -> bool:
+    try:
+        soundfile.info(str(path))
+        return True
+    except RuntimeError:
+        return False
 
 
 def timeline_path(scene: str) -> Path:
