@@ -41,6 +41,7 @@ from lecture.chapters import SceneSpan, chapters_text, make_chapters, youtube_pr
 from lecture.display import BuildDisplay
 from lecture.mux import concat_videos, mux_copy
 from lecture.plan import REPO_ROOT, PlannedScene, load_plan, select
+from lecture.preflight import check_tools
 from lecture.qualities import Quality, get_quality
 from lecture.render import RenderResult, RenderUnit, read_log, render_unit
 from voiceover.atomic import atomic_path, write_json, write_text
@@ -140,6 +141,7 @@ def build(quality_name: str = "preview", only: list[str] | None = None, jobs: in
     process); any `concurrent.futures.Executor` works, e.g. a Dask or Ray one."""
     console = console or Console(stderr=True)
     quality = get_quality(quality_name)
+    check_tools()  # before any work: a missing program is named now, not after the renders
     plan = load_plan(plan_path)
     chosen = select(plan, only)
     if jobs is not None and jobs < 1:
@@ -174,8 +176,9 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
                 timelines[scene.name] = build_timeline(scene.script, script=scene.load_script())
             except Exception as err:  # noqa: BLE001 - one scene's narration must not stop the others
                 if scene.name in chosen_names:
-                    report.failed[scene.name] = f"narración: {err}"
-                    display.failed(scene.name, f"narración: {err}")
+                    message = _failure("narración", err, _voice_cache())
+                    report.failed[scene.name] = message
+                    display.failed(scene.name, message)
         for scene in plan:
             if scene.name not in timelines:
                 continue
@@ -216,7 +219,7 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
                 if audio is None or any(fitted[n].total_s != expected[n].total_s for n in fitted):
                     audio = _narration(plan, fitted, work_root, chosen_names)  # only what differs is redone
             except Exception as err:  # noqa: BLE001 - reported; the renders are kept
-                report.failed["narración"] = f"audio: {err}"
+                report.failed["narración"] = _failure("audio", err, work_root / "audio")
                 audio = None
         finally:
             audio_pool.shutdown(wait=True)
@@ -228,8 +231,8 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
                         if _scene_video(scene.name, fresh[scene.name], work_root, audio.encoded[scene.name], out_dir):
                             display.step(f"narración mezclada en scenes/{scene.name}.mp4")
                     except Exception as err:  # noqa: BLE001 - reported with the scene's name
-                        report.failed[scene.name] = f"mux: {err}"
-                        display.failed(scene.name, str(err))
+                        report.failed[scene.name] = _failure("mux", err, out_dir / "scenes")
+                        display.failed(scene.name, report.failed[scene.name])
 
         missing = [s.name for s in plan if s.name not in fresh]
         if report.failed:
@@ -242,7 +245,7 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
             try:
                 _lecture(plan, fresh, fitted, audio, work_root, out_dir, report)
             except Exception as err:  # noqa: BLE001 - reported, exit status non-zero
-                report.failed["clase"] = f"lecture.mp4: {err}"
+                report.failed["clase"] = _failure("lecture.mp4", err, out_dir)
     report.notes.extend(integrity.take_notices())
     report.notes.extend(take_damage_notices())
     report.seconds = time.monotonic() - start
@@ -297,8 +300,11 @@ def _unit(scene: PlannedScene, quality: Quality, timeline: Timeline, work: Path,
 def _record(result: RenderResult, unit: RenderUnit, key: str, digest: str, plan, timelines, quality: Quality,
             report: BuildReport, display: BuildDisplay) -> cache.CacheRecord | None:
     if not result.ok:
-        report.failed[unit.scene] = result.error
-        display.failed(unit.scene, result.error)
+        error = result.error
+        if _is_disk_full(error) or _nearly_full(Path(unit.output).parent):
+            error = _disk_full_message("render", Path(unit.output).parent)
+        report.failed[unit.scene] = error
+        display.failed(unit.scene, error)
         return None
     scene = next(s for s in plan if s.name == unit.scene)
     if cache.scene_key(scene, timelines[unit.scene], quality) != key:
@@ -507,6 +513,49 @@ def _lecture(plan, fresh, fitted, audio: Narration, work_root: Path, out_dir: Pa
 def _atomic(target: Path, write) -> None:
     with atomic_path(target) as tmp:
         write(tmp)
+
+
+# -- failures ------------------------------------------------------------------------------
+DISK_FULL_SIGNS = ("No space left on device", "File too large", "Disk quota exceeded")
+
+
+def _is_disk_full(err) -> bool:
+    import errno
+
+    seen = err
+    while isinstance(seen, BaseException):
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return any(sign in str(err) for sign in DISK_FULL_SIGNS)
+
+
+def _disk_full_message(step: str, folder: Path) -> str:
+    return (f"{step}: disco lleno al escribir en {folder}. Libera espacio y vuelve a compilar: "
+            f"lo ya terminado se conserva y no se repite, y la lecture.mp4 anterior sigue intacta.")
+
+
+def _failure(step: str, err: BaseException, folder: Path) -> str:
+    """The report's line for a failed step: a full disk is said as such, with the folder
+    (seen in the error, or in the folder's free space when a tool failed without saying)."""
+    if _is_disk_full(err) or _nearly_full(folder):
+        return _disk_full_message(step, folder)
+    return f"{step}: {err}"
+
+
+def _nearly_full(folder: Path, margin_bytes: int = 1 << 20) -> bool:
+    import shutil
+
+    try:
+        return shutil.disk_usage(folder).free < margin_bytes
+    except OSError:
+        return False
+
+
+def _voice_cache() -> Path:
+    from voiceover.paths import cache_dir
+
+    return cache_dir()
 
 
 def _clean_leftovers(roots: list[Path]) -> None:

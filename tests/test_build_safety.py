@@ -160,3 +160,23 @@ def test_leftovers_of_a_crash_are_never_reused(tmp_path, monkeypatch):
     assert report.ok, report.failed
     assert report.rendered == ["tiny_b"] and report.cached == ["tiny_a"]
     _assert_valid_lecture(lecture)
+
+
+def test_missing_programs_are_named_before_any_work_with_the_command_that_installs_them(tmp_path, monkeypatch):
+    import shutil as sh
+
+    from lecture.cli import main
+
+    lecture = fresh_copy(tmp_path / "lecture", with_build=False).apply(monkeypatch)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("latex", "dvisvgm", "espeak-ng"):  # everything but ffmpeg and ffprobe
+        (bin_dir / program).symlink_to(sh.which(program))
+    monkeypatch.setenv("PATH", str(bin_dir))
+    with pytest.raises(RuntimeError) as err:
+        build("preview", jobs=1, console=quiet_console())
+    message = str(err.value)
+    assert "ffmpeg" in message and "ffprobe" in message and "espeak-ng" not in message
+    assert "sudo apt-get install -y ffmpeg" in message and "./setup.sh" in message
+    assert not lecture.cache.joinpath("build").exists()  # nothing was started
+    assert main(["build"]) == 2

@@ -123,17 +123,19 @@ def _synthesize(engine: Engine, text: str) -> tuple[Path, float, bool]:
     if path.exists() and not _clip_intact(path, seal):
         damaged_clip(path)
         path.unlink(missing_ok=True)
-    fresh = not path.exists()
-    if fresh:
-        with atomic_path(path) as tmp:
-            engine.synthesize(text, tmp)
-        _seal_clip(path, seal)
-    try:
-        info = soundfile.info(str(path))
-    except RuntimeError:  # unreadable leftover: synthesise again
-        path.unlink(missing_ok=True)
-        return _synthesize(engine, text)
-    return path, info.frames / info.samplerate, fresh
+    for _ in range(2):
+        fresh = not path.exists()
+        if fresh:
+            with atomic_path(path) as tmp:
+                engine.synthesize(text, tmp)
+            _seal_clip(path, seal)
+        try:
+            info = soundfile.info(str(path))
+            return path, info.frames / info.samplerate, fresh
+        except RuntimeError:  # unreadable leftover: synthesise once more
+            path.unlink(missing_ok=True)
+    raise RuntimeError(f"{path}: {engine.name} wrote an unreadable clip twice for {text[:60]!r} "
+                       f"(is the disk full?)")
 
 
 # -- damaged clips ---------------------------------------------------------------------------
