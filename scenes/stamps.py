@@ -1,0 +1,285 @@
+"""Stamps: each FFN unit is a key tied to a value; the output is the sum of the pressed marks.
+
+Real numbers from the trained fact model (ffn_core.stamps): "el limón es", the block whose
+FFN pushes the answer hardest, the last word. The loudest stamps are pressed one by one,
+the rest at once, the bias last; the page equals the module's own matrix products; the
+loudest value read through the output head names the answer.
+"""
+from __future__ import annotations
+
+from manim import (DOWN, LEFT, RIGHT, UP, Brace, Create, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
+                   Rectangle, SurroundingRectangle, Transform, VGroup, Write)
+
+from ffn_core.stamps import read_stamps
+from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit.blocks import FlowArrow, StageBox
+from scenes.kit.neurons import NeuronGrid
+from scenes.kit.stamps import Page, Stamp
+from scenes.kit.steps import play_in_steps
+from scenes.kit.tokens import TokenChip, TokenRow
+
+CELL, GAP = 0.42, 0.05  # one print size for every page and stamp of the scene
+PAGE_AT = LEFT * 1.6 + DOWN * 1.75  # where the page lies while stamps are pressed
+RACK_AT = LEFT * 1.6 + UP * 2.45  # the row of waiting stamps, straight above the page
+LINES_AT = RIGHT * 1.55 + DOWN * 0.25  # top left of the sum written beside the page
+ROW_SCALE = 0.38  # stamps waiting in their row
+MINI_SCALE = 0.12  # the many weaker stamps
+
+
+class Stamps(NarratedScene):
+    script = "stamps"
+
+    def construct(self):
+        reading = read_stamps()  # words (prompt, answer, pushed words); figures come from the registry
+        d = self.number("stamps.d_model")
+        page_scale = max(abs(v) for v in self.number("stamps.output"))
+        formula = ty.math(r"\mathrm{FFN}(x) = \sum_i f(k_i \cdot x)\, v_i",
+                          substrings_to_isolate=[r"\sum_i", "k_i", "v_i"]).scale(1.5).move_to(UP * 0.4)
+
+        with self.beat("formula") as b:
+            self.play(Write(formula), run_time=b.until("suma"))
+            sigma = SurroundingRectangle(formula.get_part_by_tex(r"\sum_i"), color=palette.HIGHLIGHT, buff=0.1)
+            self.play(Create(sigma), run_time=b.until("llave"))
+            key_note = _brace_note(formula.get_part_by_tex("k_i"), "llave: el patrón que busca", UP)
+            self.play(FadeIn(key_note), run_time=b.until("valor"))
+            value_note = _brace_note(formula.get_part_by_tex("v_i"), "valor: lo que devuelve", DOWN)
+            self.play(FadeIn(value_note), run_time=b.speech_remaining())
+
+        with self.beat("sello") as b:
+            stamp = Stamp(self.number("stamps.loudest_value"), cell=CELL, gap=GAP).scale(0.8)
+            stamp.move_to(LEFT * 3.6 + DOWN * 0.6)
+            page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(RIGHT * 3.4 + DOWN * 1.2)
+            self.play(FadeOut(VGroup(sigma, key_note, value_note)), formula.animate.scale(0.6).to_edge(UP, buff=0.4),
+                      FadeIn(stamp), FadeIn(page), run_time=b.until("mango"))
+            handle_note = ty.label("llave: decide la fuerza").next_to(stamp.handle, UP, buff=0.3)
+            self.play(FadeIn(handle_note), stamp.handle.animate.set_fill(palette.INK), run_time=b.until("cara"))
+            face_note = ty.label("cara entintada: el valor").next_to(stamp.rubber, DOWN, buff=0.35)
+            self.play(FadeIn(face_note), stamp.handle.animate.set_fill(palette.MUTED), run_time=b.until("marca"))
+            mark = [self.number("stamps.coefficient_1") * v for v in stamp.value]
+            self._press(b.speech_remaining(), stamp, page, mark, home=stamp.copy())
+
+        with self.beat("limon") as b:
+            about = ty.label(f"un transformer pequeño · {self.number('stamps.n_facts')} hechos en español",
+                             color=palette.MUTED).to_edge(UP, buff=0.45)
+            self._swap(b.until("frase"), VGroup(formula, stamp, page, handle_note, face_note), FadeIn(about))
+            tokens = TokenRow(reading.prompt.split(), gap=0.35)
+            answer = TokenChip(reading.answer, color=palette.HIGHLIGHT)
+            arrow = FlowArrow(LEFT, RIGHT)
+            sentence = VGroup(tokens, arrow, answer).arrange(RIGHT, buff=0.35).next_to(about, DOWN, buff=0.45)
+            self.play(LaggedStart(FadeIn(tokens), GrowArrow(arrow), FadeIn(answer), lag_ratio=0.5),
+                      run_time=b.until("bloque"))
+            blocks = self._blocks().next_to(sentence, DOWN, buff=0.75)
+            chosen = blocks[self.number("stamps.block_number") - 1]
+            others = VGroup(*(box for box in blocks if box is not chosen))
+            reads = FlowArrow(tokens.chips[-1].get_bottom(), chosen.get_top(), color=palette.FFN)
+            play_in_steps(self, b.until("activas"), (FadeIn(blocks), 0.35),
+                          ((chosen.light_up(), others.animate.set_opacity(0.3), GrowArrow(reads)), None))
+            grid = NeuronGrid(self.number("stamps.activations"), columns=16, cell=0.3, gap=0.08)
+            grid.next_to(blocks, DOWN, buff=0.45)
+            count = ty.label(f"{self.number('stamps.n_active')} de {self.number('stamps.d_ff')} unidades encendidas",
+                             color=palette.ACTIVE).next_to(grid, RIGHT, buff=0.5)
+            VGroup(grid, count).set_x(0)
+            play_in_steps(self, b.speech_remaining(), (FadeIn(grid), 0.3), ((grid.light_up(), FadeIn(count)), None))
+
+        with self.beat("presionar") as b:
+            page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(PAGE_AT)
+            page_title = ty.label("la página").next_to(page, LEFT, buff=0.35)
+            where = ty.small(f"«{reading.prompt}» · bloque {self.number('stamps.block_number')} · última palabra")
+            where.next_to(page, DOWN, buff=0.15)
+            stamps, slots, names = self._stamp_row()
+            sums = self.number("stamps.partial_sums")
+            lines = VGroup()
+            self._swap(b.until("sello_1"), VGroup(about, sentence, blocks, reads, grid, count), FadeIn(page),
+                       FadeIn(page_title), FadeIn(where), LaggedStart(*(FadeIn(s) for s in stamps), lag_ratio=0.2),
+                       FadeIn(names))
+            coefficients = self.number("stamps.pressed_coefficients")
+            units = self.number("stamps.pressed_units")
+            strengths = VGroup()
+            for k, (nxt, c, unit) in enumerate(zip(("sello_2", "sello_3", "sello_4", None), coefficients, units)):
+                line = ty.math(("" if k == 0 else "+ ") + rf"{_tex(c)} \cdot v_{{{unit}}}").scale(0.85)
+                lines.add(line)
+                _stack(lines)
+                strength = ty.label(f"×{ty.fmt_decimal(c)}", color=palette.ACTIVE).next_to(slots[k], DOWN, buff=0.15)
+                strengths.add(strength)
+                window = b.until(nxt) if nxt else b.speech_remaining()
+                self._press(window, stamps[k], page, sums[k], home=slots[k], extra=(FadeIn(strength), Write(line)),
+                            dim=True)
+
+        with self.beat("resto") as b:
+            rest = self._mini_stamps()
+            rest_line = ty.math(rf"+ \dots \text{{({self.number('stamps.n_rest')} marcas más)}}").scale(0.85)
+            lines.add(rest_line)
+            _stack(lines)
+            rest_line.set_opacity(0)
+            self.play(FadeOut(VGroup(*stamps, names, strengths)),
+                      LaggedStart(*(FadeIn(s) for s in rest), lag_ratio=0.03), run_time=b.until("resto"))
+            self._press_many(b.until("sesgo"), rest, page, sums, rest_line)
+            bias = Stamp(self.number("stamps.bias"), cell=CELL, gap=GAP, mount_color=palette.MUTED).scale(ROW_SCALE)
+            bias.move_to(RACK_AT)
+            bias_note = ty.label("sesgo: siempre se presiona", color=palette.MUTED).next_to(bias, RIGHT, buff=0.4)
+            bias_line = ty.math(r"+ b").scale(0.85)
+            lines.add(bias_line)
+            _stack(lines)
+            play_in_steps(self, b.until("comparar"), ((FadeIn(bias), FadeIn(bias_note)), 0.3),
+                          (Transform(bias, bias.placed_over(page, lift=0.5)), 0.2),
+                          (Transform(bias, bias.placed_over(page)), 0.1),
+                          ((page.print_sum(self.number("stamps.output")), Write(bias_line)), 0.2),
+                          (FadeOut(bias, shift=UP), None))
+            pages_y = DOWN * 1.3
+            matrix_page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(RIGHT * 3.6 + pages_y)
+            matrix_page.printed(self.number("stamps.module_output"))
+            sum_title = ty.label("suma de marcas").next_to(matrix_page, UP, buff=0.25).set_x(-3.6)
+            matrix_title = ty.label("producto de matrices").next_to(matrix_page, UP, buff=0.25)
+            product = ty.math(r"\mathrm{ReLU}(x W_{\mathrm{in}} + b_{\mathrm{in}})\, W_{\mathrm{out}} + b")
+            product.scale(0.8).next_to(matrix_title, UP, buff=0.3)
+            self.play(FadeOut(VGroup(lines, bias_note, page_title, where)), page.animate.move_to(LEFT * 3.6 + pages_y),
+                      FadeIn(sum_title), FadeIn(matrix_page), FadeIn(matrix_title), FadeIn(product),
+                      run_time=b.until("iguales"))
+            equal = ty.math("=").scale(1.6).move_to(pages_y)
+            difference = ty.math(r"\text{diferencia máxima: }" + _tex_power(self.number("stamps.max_abs_difference")))
+            difference.next_to(VGroup(page, matrix_page), DOWN, buff=0.35)
+            self.play(Write(equal), FadeIn(difference), run_time=b.speech_remaining())
+
+        with self.beat("lectura") as b:
+            loud = Stamp(self.number("stamps.loudest_value"), cell=CELL, gap=GAP).scale(0.9)
+            loud.move_to(LEFT * 4.6 + DOWN * 0.4)
+            loud_note = ty.label(f"unidad {self.number('stamps.loudest_unit')}").next_to(loud, UP, buff=0.3)
+            self._swap(b.until("cabeza"), VGroup(page, matrix_page, sum_title, matrix_title, product, equal,
+                                                 difference), FadeIn(loud), FadeIn(loud_note))
+            head = FlowArrow(loud.get_right() + RIGHT * 0.1, loud.get_right() + RIGHT * 2.3)
+            head_note = ty.label("cabeza de salida").next_to(head, UP, buff=0.2)
+            travelling = loud.face.copy()
+            play_in_steps(self, b.until("palabras"), ((GrowArrow(head), FadeIn(head_note)), 0.4),
+                          (travelling.animate.move_to(head.get_end()).scale(0.3).set_opacity(0), None))
+            bars = self._word_bars(reading).next_to(head, RIGHT, buff=0.4)
+            self.play(FadeIn(bars[0][0]), GrowFromEdge(bars[0][1], LEFT), FadeIn(bars[0][2]),
+                      run_time=b.until("otras"))
+            self.play(*(anim for row in bars[1:] for anim in (FadeIn(row[0]), GrowFromEdge(row[1], LEFT),
+                                                              FadeIn(row[2]))), run_time=b.speech_remaining())
+
+        with self.beat("cierre") as b:
+            formula.scale(1 / 0.6).move_to(UP * 1.55)
+            strip = self._sum_strip(page_scale).move_to(DOWN * 2.2)
+            self._swap(b.until("llaves"), VGroup(loud, loud_note, head, head_note, bars, travelling),
+                       FadeIn(formula), FadeIn(strip))
+            key_note = _brace_note(formula.get_part_by_tex("k_i"), "llaves: reconocen la pregunta", UP)
+            self.play(FadeIn(key_note), run_time=b.until("valores"))
+            value_note = _brace_note(formula.get_part_by_tex("v_i"), "valores: escriben la respuesta", DOWN)
+            self.play(FadeIn(value_note), run_time=b.until("suma_final"))
+            sigma = SurroundingRectangle(formula.get_part_by_tex(r"\sum_i"), color=palette.HIGHLIGHT, buff=0.1)
+            around = SurroundingRectangle(strip, color=palette.HIGHLIGHT, buff=0.15, corner_radius=0.1)
+            self.play(Create(sigma), Create(around), run_time=b.speech_remaining())
+
+    # -- pieces -----------------------------------------------------------------------
+    def _swap(self, window, old, *new) -> None:
+        """Clear the stage, then bring the next picture in, inside `window`."""
+        play_in_steps(self, window, (FadeOut(old), 0.35), (new, None))
+
+    def _press(self, window, stamp: Stamp, page: Page, page_values, home: Stamp, extra=(), dim: bool = False):
+        """One press inside `window`: over the page, down, the page inks to `page_values`
+        (the sum so far), and back to `home` (dimmed when `dim`: a used stamp)."""
+        back = home.copy().set_opacity(0.35) if dim else home
+        # Transforms to fixed targets: an `.animate` target would be read only when played.
+        play_in_steps(self, window, (Transform(stamp, stamp.placed_over(page, lift=0.35)), 0.3),
+                      (Transform(stamp, stamp.placed_over(page)), 0.12),
+                      ((page.print_sum(page_values), *extra), 0.25),
+                      (Transform(stamp, back), None))
+
+    def _press_many(self, window, rest: VGroup, page: Page, sums, line) -> None:
+        """The weaker stamps in four waves; after each wave the page shows the sum so far."""
+        first = self.number("stamps.n_pressed")
+        waves = 4
+        size = -(-len(rest) // waves)
+        steps = []
+        for w in range(waves):
+            group = rest[w * size:(w + 1) * size]
+            if not len(group):
+                continue
+            last = first + w * size + len(group) - 1  # index into the partial sums
+            landing = [s.animate.move_to(page.grid.get_center()).scale(2.5).set_opacity(0) for s in group]
+            steps.append(((LaggedStart(*landing, lag_ratio=0.15), page.print_sum(sums[last])), 0.22))
+        steps[-1] = ((*steps[-1][0], line.animate.set_opacity(1)), None)
+        play_in_steps(self, window, *steps)
+
+    def _stamp_row(self) -> tuple[VGroup, list, VGroup]:
+        """The loudest stamps in a row above the page, each with its unit number above it;
+        their home copies (slots) and the unit names."""
+        values = self.number("stamps.pressed_values")
+        units = self.number("stamps.pressed_units")
+        stamps = VGroup(*(Stamp(v, cell=CELL, gap=GAP).scale(ROW_SCALE) for v in values))
+        stamps.arrange(RIGHT, buff=0.8).move_to(RACK_AT)
+        slots = [s.copy() for s in stamps]
+        names = VGroup(*(ty.label(f"unidad {u}").next_to(s, UP, buff=0.15) for u, s in zip(units, stamps)))
+        return stamps, slots, names
+
+    def _mini_stamps(self) -> VGroup:
+        values = self.number("stamps.rest_values")
+        minis = VGroup(*(Stamp(v, cell=CELL, gap=GAP).scale(MINI_SCALE) for v in values))
+        minis.arrange_in_grid(cols=8, buff=(0.3, 0.22)).move_to(RACK_AT)
+        return minis
+
+    def _blocks(self) -> VGroup:
+        n = self.number("stamps.n_blocks")
+        boxes = VGroup(*(StageBox(f"bloque {i + 1}: FFN", palette.FFN, width=3.6, height=1.1) for i in range(n)))
+        for box in boxes:
+            box.light_down()
+        return boxes.arrange(RIGHT, buff=1.0)
+
+    def _word_bars(self, reading) -> VGroup:
+        """One row per pushed word: the word, a bar as long as its boost, the boost."""
+        boosts = self.number("stamps.loudest_boosts")
+        longest = max(boosts)
+        rows = VGroup()
+        for push, boost in zip(reading.loudest_words, boosts):
+            color = palette.HIGHLIGHT if push.word == reading.answer else palette.POSITIVE
+            word = ty.body(f"«{push.word}»", color=color)
+            bar = Rectangle(width=3.0 * boost / longest, height=0.45, stroke_width=0, fill_color=color,
+                            fill_opacity=0.9)
+            value = ty.label(f"+{ty.fmt_decimal(boost)}", color=color)
+            rows.add(VGroup(word, bar, value))
+        word_width = max(row[0].width for row in rows)
+        for i, row in enumerate(rows):
+            row[0].move_to(DOWN * 1.2 * i, aligned_edge=LEFT)
+            row[1].move_to(RIGHT * (word_width + 0.3) + DOWN * 1.2 * i, aligned_edge=LEFT)
+            row[2].next_to(row[1], RIGHT, buff=0.2)
+        return rows
+
+    def _sum_strip(self, page_scale: float) -> VGroup:
+        """The sum in pictures: the loudest marks as small prints, '+ ... =', the page."""
+        d = self.number("stamps.d_model")
+        marks = [[c * v for v in value] for c, value in zip(self.number("stamps.pressed_coefficients"),
+                                                            self.number("stamps.pressed_values"))][:3]
+        prints = [Page(d, page_scale, cell=CELL, gap=GAP, margin=0.2).printed(m).scale(0.42) for m in marks]
+        final = Page(d, page_scale, cell=CELL, gap=GAP).printed(self.number("stamps.output")).scale(0.6)
+        pieces = []
+        for p in prints:
+            pieces += [p, ty.math("+")]
+        pieces += [ty.math(r"\cdots"), ty.math("="), final]
+        return VGroup(*pieces).arrange(RIGHT, buff=0.3)
+
+
+def _tex(x: float, places: int = 2) -> str:
+    """A decimal for LaTeX with the Spanish comma kept tight."""
+    return ty.fmt_decimal(x, places).replace("\u2212", "-").replace(",", "{,}")
+
+
+def _tex_power(x: float) -> str:
+    """x as 'm × 10^e' with one decimal in the mantissa (Spanish comma)."""
+    exponent = 0
+    mantissa = abs(x)
+    while mantissa and mantissa < 1:
+        mantissa *= 10
+        exponent -= 1
+    return rf"{_tex(mantissa, 1)} \times 10^{{{exponent}}}"
+
+
+def _brace_note(part, text: str, direction) -> VGroup:
+    brace = Brace(part, direction, color=palette.HIGHLIGHT, buff=0.12)
+    note = ty.label(text, color=palette.HIGHLIGHT).next_to(brace, direction, buff=0.15)
+    return VGroup(brace, note)
+
+
+def _stack(lines: VGroup) -> None:
+    """The sum written line under line, left-aligned, beside the page."""
+    lines.arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+    lines.move_to(LINES_AT, aligned_edge=UP + LEFT)
