@@ -486,6 +486,10 @@ def _lecture(plan, fresh, fitted, audio: Narration, work_root: Path, out_dir: Pa
     lecture = out_dir / "lecture.mp4"
     _unless_fresh(lecture, _signature([video_sig, audio_sig]), lambda: mux_copy(silent, narration, lecture))
     report.lecture = lecture
+    # Which scene files the lecture is made of, in order: what `ffn-video check` compares
+    # the lecture's (or the YouTube video's) narration with, scene by scene.
+    write_json(out_dir / "scenes.json", {"scenes": [
+        {"name": n, "file": f"scenes/{n}.mp4", "frames": fresh[n].frames, "fps": fresh[n].fps} for n in names]})
     report.video_seconds = sum(fitted[n].total_s for n in names)
 
     from voiceover.subtitles import write_srt, write_vtt

@@ -1,5 +1,5 @@
-"""`ffn-video`: build the lecture, watch it while editing, list its scenes, narrate it, and
-audit its numbers."""
+"""`ffn-video`: build the lecture, watch it while editing, list its scenes, narrate it,
+audit its numbers, and publish it on YouTube."""
 from __future__ import annotations
 
 import argparse
@@ -39,6 +39,21 @@ def parser() -> argparse.ArgumentParser:
 
     p_numbers = sub.add_parser("numbers", help="cada número que la clase muestra o dice")
     p_numbers.add_argument("--json", action="store_true", help="como lista JSON")
+
+    p_publish = sub.add_parser("publish", help="prepara el paquete para YouTube (--dry-run) o lo sube (--upload)")
+    p_publish.add_argument("--quality", default="1080p", choices=list(QUALITIES),
+                           help="la compilación de la que sale el paquete (por defecto, 1080p)")
+    mode = p_publish.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--dry-run", action="store_true",
+                      help="escribe renders/<calidad>/youtube/ y lo comprueba, sin enviar nada")
+    mode.add_argument("--upload", action="store_true", help="sube el vídeo, o actualiza el ya publicado")
+    p_publish.add_argument("--client-secrets", metavar="ARCHIVO",
+                           help="JSON de un cliente OAuth de tipo «App de escritorio» (con --upload)")
+    p_publish.add_argument("--privacy", choices=["private", "unlisted", "public"], default=None,
+                           help="privacidad (por defecto: private al subir; la actual al actualizar)")
+
+    p_check = sub.add_parser("check", help="comprueba el paquete de YouTube regla por regla")
+    p_check.add_argument("--quality", default="1080p", choices=list(QUALITIES))
     return parser
 
 
@@ -63,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
             return _numbers(args)
         if args.command == "storyboard":
             return _storyboard(args)
+        if args.command == "publish":
+            return _publish(args, console)
+        if args.command == "check":
+            return _check(args)
     except BuildLocked as err:
         console.print(f"[red]{escape(str(err))}[/]", highlight=False, soft_wrap=True)
         return 3
@@ -133,6 +152,38 @@ def _numbers(args) -> int:
             scenes = ",".join(row["scenes"]) or "-"
             print(f"{row['key']}\t{row['value']}\t{row['unit']}\t{scenes}")
     return 0
+
+
+def _publish(args, console: Console) -> int:
+    from lecture.youtube.check import format_results
+    from lecture.youtube.publish import dry_run, upload
+
+    if args.dry_run:
+        if args.client_secrets:
+            console.print("aviso: --client-secrets solo se usa con --upload", highlight=False)
+        report, results = dry_run(args.quality, args.privacy)
+        for note in report.notes:
+            console.print(f"aviso: {escape(note)}", highlight=False, soft_wrap=True)
+        print(f"paquete: {report.paths.folder} (vídeo {report.video_action})")
+        print("\n".join(format_results(results)))
+        return 0 if all(r.ok for r in results) else 1
+    report, published = upload(args.quality, args.client_secrets, args.privacy,
+                               log=lambda line: console.print(escape(line), highlight=False))
+    for note in (*report.notes, *published.notes):
+        console.print(f"aviso: {escape(note)}", highlight=False, soft_wrap=True)
+    print(f"vídeo {published.action}: {published.url} (anotado en {report.paths.published})")
+    return 0
+
+
+def _check(args) -> int:
+    from lecture.youtube.check import check_bundle, format_results
+    from lecture.youtube.paths import bundle_paths
+
+    results = check_bundle(bundle_paths(args.quality), quality=args.quality)
+    print("\n".join(format_results(results)))
+    failed = sum(not r.ok for r in results)
+    print(f"{len(results) - failed} de {len(results)} reglas cumplidas")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ MAX_OFFSET_MS = 12.0        # the narration of any scene within this of its own 
 MAX_LENGTH_GAP_MS = 25.0    # audio track and video track of equal length within this
 PROBE_S = 10.0              # seconds of each scene's audio that are matched
 SEARCH_S = 0.5              # how far either side of the expected start the match may lie
+PHAT_BETA = 0.75           # partial whitening: sharp peaks, yet weak bands do not drown in codec noise
 
 
 class SyncCheckError(RuntimeError):
@@ -90,29 +91,31 @@ def stream_seconds(path: Path) -> tuple[float, float]:
 
 
 def video_frames(path: Path) -> tuple[int, float]:
-    """(frames, fps) of `path`'s video stream."""
-    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
-                           "stream=nb_read_packets,r_frame_rate", "-of", "json", str(path)],
+    """(frames, fps) of `path`'s video stream: the frames a player shows, from the stream's
+    duration (which honours the edit list; a packet count may include hidden frames)."""
+    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                           "stream=duration,r_frame_rate", "-of", "json", str(path)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         raise SyncCheckError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
     stream = json.loads(proc.stdout)["streams"][0]
     num, den = stream["r_frame_rate"].split("/")
-    return int(stream["nb_read_packets"]), int(num) / int(den)
+    fps = int(num) / int(den)
+    return round(float(stream["duration"]) * fps), fps
 
 
 def best_lag(reference: np.ndarray, signal: np.ndarray) -> int:
-    """The lag (samples) at which `reference` best matches inside `signal`, by normalised
-    cross-correlation computed with FFTs."""
+    """The lag (samples) at which `reference` best matches inside `signal`: generalised
+    cross-correlation with a partial phase transform (GCC-PHAT, beta < 1), computed with FFTs. Whitening the
+    cross-spectrum makes the peak sharp and unique even when a steady tone or a hum would
+    give a plain correlation many near-equal peaks."""
     n = len(signal) + len(reference)
     size = 1 << (n - 1).bit_length()
-    corr = np.fft.irfft(np.fft.rfft(signal, size) * np.conj(np.fft.rfft(reference, size)), size)
+    cross = np.fft.rfft(signal, size) * np.conj(np.fft.rfft(reference, size))
+    cross /= np.maximum(np.abs(cross), 1e-12) ** PHAT_BETA
+    corr = np.fft.irfft(cross, size)
     valid = corr[: len(signal) - len(reference) + 1]
-    # Normalise by the signal's energy under the window, so a loud stretch does not win.
-    energy = np.concatenate([[0.0], np.cumsum(signal.astype(np.float64) ** 2)])
-    window = energy[len(reference):len(signal) + 1] - energy[: len(signal) - len(reference) + 1]
-    score = valid / np.sqrt(np.maximum(window, 1e-12))
-    return int(np.argmax(score))
+    return int(np.argmax(valid))
 
 
 def measure(lecture: Path, scenes: Sequence[tuple[str, Path]]) -> SyncReport:
