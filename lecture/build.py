@@ -89,6 +89,7 @@ class BuildReport:
     subtitles: tuple[Path, ...] = ()
     chapters: Path | None = None
     notes: list[str] = field(default_factory=list)
+    voices: list[str] = field(default_factory=list)           # who spoke, one line per distinct voice
 
     @property
     def ok(self) -> bool:
@@ -179,6 +180,10 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
                     message = _failure("narración", err, _voice_cache())
                     report.failed[scene.name] = message
                     display.failed(scene.name, message)
+        from lecture.display import describe_voice
+
+        report.voices = list(dict.fromkeys(describe_voice(timelines[s.name].voice) for s in chosen
+                                           if s.name in timelines))
         for scene in plan:
             if scene.name not in timelines:
                 continue

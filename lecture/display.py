@@ -125,9 +125,30 @@ def print_summary(report: "BuildReport", console: Console) -> None:
     if report.loudness:
         console.print(f"narración: {report.loudness.integrated_lufs:.1f} LUFS, "
                       f"pico real {report.loudness.true_peak_dbtp:.1f} dBTP", highlight=False)
+    for voice in report.voices:
+        console.print(f"voz: {escape(voice)}", highlight=False, soft_wrap=True)
     # soft_wrap: paths and tracebacks stay whole lines, whatever the terminal's width.
     for note in report.notes:
         console.print(f"[yellow]aviso:[/] {escape(note)}", highlight=False, soft_wrap=True)
     for name, error in report.failed.items():
         console.print(f"[red]«{escape(name)}» falló:[/]", highlight=False)
         console.print(error, markup=False, highlight=False, soft_wrap=True)
+
+
+def describe_voice(voice: dict) -> str:
+    """One line for a timeline's `voice` entry: engine, voice, speed, accent and model."""
+    parts = [str(voice.get("engine", "?"))]
+    if voice.get("voice"):
+        parts.append(str(voice["voice"]))
+    if voice.get("speed") is not None:
+        parts.append(f"velocidad {voice['speed']}")
+    if voice.get("lang"):
+        parts.append(str(voice["lang"]))
+    model = voice.get("model")
+    sha = voice.get("model_sha256")
+    if model or sha:
+        parts.append(f"{model or 'modelo'}" + (f" (sha256 {str(sha)[:12]}…)" if sha else ""))
+    line = ", ".join(parts)
+    if voice.get("recorded"):
+        line += f"; {voice['recorded']} tramos grabados"
+    return line

@@ -8,6 +8,19 @@ from pathlib import Path
 import pytest
 
 
+@pytest.fixture(scope="session", autouse=True)
+def draft_voice():
+    """Tests that do not care about the voice speak with espeak-ng (fast), whatever the
+    default engine (`voiceover.engines.DEFAULT_ENGINE`); Kokoro's own tests ask for it."""
+    old = os.environ.get("FFN_VOICE_ENGINE")
+    os.environ["FFN_VOICE_ENGINE"] = "espeak"
+    yield
+    if old is None:
+        os.environ.pop("FFN_VOICE_ENGINE", None)
+    else:
+        os.environ["FFN_VOICE_ENGINE"] = old
+
+
 @pytest.fixture(scope="session")
 def preview_build(tmp_path_factory):
     """The whole lecture built at preview quality into a temporary folder (once)."""

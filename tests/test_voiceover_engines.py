@@ -11,7 +11,7 @@ import sys
 import pytest
 import soundfile
 
-from voiceover.engines import EngineError, default_engine, resolve_engine
+from voiceover.engines import DEFAULT_ENGINE, ENGINES, EngineError, default_engine, engine_class, resolve_engine
 from voiceover.engines.espeak import EspeakEngine
 from voiceover.engines.piper import NATURAL_WPM, PiperEngine
 from voiceover.script import load_script
@@ -67,10 +67,25 @@ def fake_piper(tmp_path, monkeypatch):
     return model, log
 
 
-def test_without_settings_the_default_is_espeak_in_latin_american_spanish():
-    engine = default_engine()
+def test_without_settings_the_default_engine_speaks():
+    assert DEFAULT_ENGINE in ENGINES
+    assert isinstance(default_engine(), engine_class(DEFAULT_ENGINE))
+
+
+def test_espeak_speaks_latin_american_spanish_by_default():
+    engine = resolve_engine(env={"FFN_VOICE_ENGINE": "espeak"}).engine
     assert isinstance(engine, EspeakEngine)
     assert (engine.voice, engine.speed_wpm) == ("es-419", 155)
+
+
+def test_every_registered_engine_is_a_class_in_its_own_module():
+    modules = set()
+    for name in ENGINES:
+        cls = engine_class(name)
+        assert callable(getattr(cls, "from_options")) and callable(getattr(cls, "synthesize"))
+        modules.add(cls.__module__)
+    assert len(modules) == len(ENGINES)
+    assert isinstance(resolve_engine("espeak-ng").engine, EspeakEngine)  # an alias
 
 
 def test_environment_sets_engine_voice_and_speed(monkeypatch):
@@ -82,14 +97,15 @@ def test_environment_sets_engine_voice_and_speed(monkeypatch):
 
 
 def test_explicit_options_override_the_environment(monkeypatch):
+    monkeypatch.setenv("FFN_VOICE_ENGINE", "espeak")
     monkeypatch.setenv("FFN_VOICE_SPEED", "170")
     assert resolve_engine(speed_wpm=140).engine.speed_wpm == 140
 
 
 @pytest.mark.parametrize("env, message", [
     ({"FFN_VOICE_ENGINE": "festival"}, "unknown speech engine 'festival'"),
-    ({"FFN_VOICE_SPEED": "rápido"}, "whole words per minute"),
-    ({"FFN_VOICE_SPEED": "900"}, "outside 80-450"),
+    ({"FFN_VOICE_ENGINE": "espeak", "FFN_VOICE_SPEED": "rápido"}, "whole words per minute"),
+    ({"FFN_VOICE_ENGINE": "espeak", "FFN_VOICE_SPEED": "900"}, "outside 80-450"),
 ])
 def test_bad_engine_settings_are_refused_by_name(env, message):
     with pytest.raises(EngineError, match=message):

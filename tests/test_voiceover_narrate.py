@@ -14,8 +14,9 @@ DOS = ('title = "Dos"\n[[beat]]\nname = "a"\ntext = "Primero."\n[[beat]]\nname =
 
 @pytest.fixture
 def plan(tmp_path, monkeypatch):
-    for key in ("FFN_VOICE_ENGINE", "FFN_VOICE", "FFN_VOICE_SPEED", "FFN_PIPER_MODEL"):
+    for key in ("FFN_VOICE", "FFN_VOICE_SPEED", "FFN_PIPER_MODEL"):
         monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("FFN_VOICE_ENGINE", "espeak")  # the draft voice, whatever the default
     monkeypatch.setenv("FFN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("FFN_RECORDINGS_DIR", str(tmp_path / "grabaciones"))
     (tmp_path / "uno.toml").write_text(UNO, encoding="utf-8")

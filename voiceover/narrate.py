@@ -7,7 +7,7 @@ point from the build to the narration. A scene's narration is
 `voiceover/script/es/<script>.toml` unless its plan entry gives `script_path` (relative to
 the repository root, or absolute). Options override the
 `FFN_VOICE_ENGINE`, `FFN_VOICE`, `FFN_VOICE_SPEED`, `FFN_PIPER_MODEL` and
-`FFN_RECORDINGS_DIR` environment variables for this run.
+`FFN_RECORDINGS_DIR` environment variables for this run (see `voiceover.engines`).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from voiceover.engines import ENGINE_NAMES, EngineError, resolve_engine
+from voiceover.engines import DEFAULT_ENGINE, ENGINE_NAMES, EngineError, identity, resolve_engine
 from voiceover.paths import REPO_ROOT
 from voiceover.script import ScriptError
 
@@ -79,9 +79,11 @@ def parser() -> argparse.ArgumentParser:
                                 description="Sintetiza la narración que falta e imprime la duración "
                                             "y el número de beats de cada escena.")
     p.add_argument("scenes", nargs="*", metavar="SCENE", help="escenas del plan (por defecto, todas)")
-    p.add_argument("--engine", choices=ENGINE_NAMES, help="motor de voz (por defecto FFN_VOICE_ENGINE o espeak)")
-    p.add_argument("--voice", help="voz de espeak-ng (es-419) o número de hablante de Piper")
-    p.add_argument("--speed", type=int, metavar="WPM", help="velocidad en palabras por minuto")
+    p.add_argument("--engine", choices=ENGINE_NAMES,
+                   help=f"motor de voz (por defecto FFN_VOICE_ENGINE o {DEFAULT_ENGINE}); espeak para borradores rápidos")
+    p.add_argument("--voice", help="voz de Kokoro (ef_dora, em_alex, em_santa), de espeak-ng (es-419) "
+                                   "o número de hablante de Piper")
+    p.add_argument("--speed", metavar="VEL", help="velocidad: palabras por minuto, o para Kokoro un factor (0.9)")
     p.add_argument("--recordings", type=Path, metavar="DIR",
                    help="carpeta de grabaciones (por defecto FFN_RECORDINGS_DIR o voiceover/recordings)")
     p.add_argument("--piper-model", type=Path, metavar="PATH", help="modelo de voz Piper local (.onnx)")
@@ -127,8 +129,11 @@ def narrate_main(argv: list[str]) -> int:
 
 
 def _describe(engine) -> str:
-    settings = engine.settings()
-    shown = {k: v for k, v in settings.items() if k in ("voice", "speed_wpm", "model", "speaker", "length_scale")}
+    settings = {**engine.settings(), **{k: v for k, v in identity(engine).items() if k == "model_sha256" and v}}
+    shown = {k: v for k, v in settings.items()
+             if k in ("voice", "speed_wpm", "speed", "lang", "model", "model_sha256", "speaker", "length_scale")}
+    if shown.get("model_sha256"):
+        shown["model_sha256"] = shown["model_sha256"][:12]
     return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 

@@ -1,29 +1,43 @@
 """Timelines: when each beat, segment and bookmark of a scene's narration happens.
 
-The timeline is the only source of time for scenes. Times are measured from the real
-audio: each stretch of text between two bookmarks is synthesised on its own (or taken
-from the lecturer's recording of it, see `voiceover.recordings`), so a bookmark's time
-is the exact sum of the clip durations before it. Clips are cached by text, engine and
-settings: editing one beat re-synthesises that beat only.
+The timeline is the only source of time for scenes. Times are measured, never estimated:
+
+- with an engine that knows its word times (Kokoro, `AlignedEngine`), each sentence is
+  spoken whole, in one pass, so it keeps its intonation, and a bookmark's time is the
+  start of the first phoneme of the word after it, from the model's own predicted
+  durations. The sentences' audio is then cut at the bookmarks into one clip per segment
+  (the cuts put back together are the sentences, sample for sample);
+- with any other engine (espeak-ng, Piper), or in a beat with a recorded segment (see
+  `voiceover.recordings`), each stretch of text between two bookmarks is synthesised on
+  its own (or taken from the recording), and a bookmark's time is the exact sum of the
+  clip durations before it.
+
+Clips are cached by what is said (after the speaker-only respellings of
+`voiceover/lexicon.es.toml`), engine and settings: editing one sentence re-synthesises
+that sentence only (or that segment, with a segment engine); switching voice
+re-synthesises everything. The timeline records which engine, voice and model spoke.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
+import numpy as np
 import soundfile
 
 from voiceover.atomic import atomic_path, write_json
-from voiceover.engines import Engine, default_engine
+from voiceover.engines import CLIP_RATE_HZ, Engine, default_engine, identity, is_aligned
 from voiceover.paths import cache_dir
 from voiceover.recordings import find_recordings, recorded_clip
 from voiceover.script import FIELD_RE, Script, ScriptError, load_script
 from voiceover.spoken import FieldError, render
+from voiceover.engines.lexicon import load_lexicon
 
-TIMELINE_VERSION = 2
+TIMELINE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,9 @@ class Timeline:
     beats: tuple[BeatTiming, ...]
     total_s: float
     script_path: str
+    # Who spoke: {"engine", "voice", "speed", "model", "model_sha256", ...}, and
+    # "recorded": how many segments came from the lecturer's recordings.
+    voice: dict = field(default_factory=dict)
 
     def beat(self, name: str) -> BeatTiming:
         for beat in self.beats:
@@ -96,7 +113,8 @@ class Timeline:
             BeatTiming(b["name"], b["start_s"], b["speech_s"], b["pause_s"], dict(b["bookmarks"]),
                        tuple(Segment(**s) for s in b["segments"]))
             for b in data["beats"])
-        return cls(data["scene"], data["title"], beats, data["total_s"], data["script_path"])
+        return cls(data["scene"], data["title"], beats, data["total_s"], data["script_path"],
+                   dict(data.get("voice") or {}))
 
 
 def default_lookup(key: str):
@@ -108,6 +126,12 @@ def default_lookup(key: str):
 def clip_key(engine: Engine, text: str) -> str:
     blob = json.dumps({"engine": engine.name, "settings": engine.settings(), "text": text}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def speaker_text(engine: Engine, text: str) -> str:
+    """What `engine` is asked to say for `text`: the lexicon's respellings applied, unless
+    the engine opts out (`respell = False`)."""
+    return load_lexicon().respell(text) if getattr(engine, "respell", True) else text
 
 
 def synthesize_cached(engine: Engine, text: str) -> tuple[Path, float]:
@@ -185,6 +209,41 @@ def soundfile_readable(path: Path) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class SpokenSentence:
+    """One sentence said in one pass: its clip and where each word starts in it."""
+
+    clip: Path
+    starts: tuple[int, ...]  # sample of each word's first phoneme, then the clip's length
+    fresh: bool              # synthesised now (not found in the cache)
+
+    @property
+    def samples(self) -> int:
+        return self.starts[-1]
+
+
+def speak_sentence(engine, units: Sequence[str]) -> SpokenSentence:
+    """The cached clip and word starts of one sentence from an `AlignedEngine`; `units`
+    are its words as the speaker says them. Cached by the words (so moving a bookmark
+    inside a sentence re-synthesises nothing), engine and settings."""
+    key = clip_key(engine, json.dumps(list(units), ensure_ascii=False))
+    clip = cache_dir() / "clips" / f"{key}.wav"
+    words = clip.with_suffix(".words.json")
+    for attempt in range(2):
+        if clip.exists() and words.exists():
+            try:
+                starts = tuple(json.loads(words.read_text(encoding="utf-8"))["starts"])
+                if len(starts) == len(units) + 1 and soundfile.info(str(clip)).frames == starts[-1]:
+                    return SpokenSentence(clip, starts, attempt > 0)
+                damaged_clip(clip)
+            except (ValueError, KeyError, RuntimeError):
+                damaged_clip(clip)
+        with atomic_path(clip) as tmp:
+            starts = engine.synthesize_words(list(units), tmp)
+        write_json(words, {"units": list(units), "starts": [int(s) for s in starts]})
+    raise RuntimeError(f"{engine.name}: the clip of {' '.join(units)[:60]!r} does not match its word times")
+
+
 def timeline_path(scene: str) -> Path:
     return cache_dir() / "timelines" / f"{scene}.json"
 
@@ -209,42 +268,122 @@ def build_timeline(scene: str, engine: Engine | None = None, lookup=default_look
     script = script or load_script(scene)
     recorded = find_recordings(script, recordings)
     stats = stats if stats is not None else NarrationStats()
+    aligned = is_aligned(engine)
     clock = 0.0
     beats = []
     for beat in script.beats:
-        start = clock
-        segments, marks = [], {}
-        for i, raw in enumerate(beat.segments):
+        resolved = []
+        for raw in beat.segments:
             try:
-                written, spoken = _resolve(raw, lookup)
+                resolved.append(_resolve(raw, lookup))
             except (FieldError, KeyError, ValueError, TypeError) as err:
-                field = next((m.group(0) for m in FIELD_RE.finditer(raw)
-                              if getattr(err, "field", None) in (None, m.group(1))), "")
-                raise ScriptError(f"{script.path}:{beat.line_of(field) if field else beat.line}: "
+                field_ = next((m.group(0) for m in FIELD_RE.finditer(raw)
+                               if getattr(err, "field", None) in (None, m.group(1))), "")
+                raise ScriptError(f"{script.path}:{beat.line_of(field_) if field_ else beat.line}: "
                                   f"beat '{beat.name}': {err}") from None
-            source = engine.name
-            if (beat.name, i) in recorded:
-                path = recorded[(beat.name, i)].path
-                clip, duration = recorded_clip(path)
-                source = str(path)
-                stats.recorded += 1
-            elif spoken.strip():
-                clip, duration, fresh = _synthesize(engine, spoken)
-                if fresh:
-                    stats.synthesized += 1
-                else:
-                    stats.cached += 1
-            else:
-                clip, duration, source = "", 0.0, ""
-            segments.append(Segment(written, spoken, clock, duration, str(clip), source))
-            clock += duration
-            if i < len(beat.bookmarks):
-                marks[beat.bookmarks[i]] = clock
-        beats.append(BeatTiming(beat.name, start, clock - start, beat.pause_s, marks, tuple(segments)))
-        clock += beat.pause_s
-    timeline = Timeline(scene, script.title, tuple(beats), clock, str(script.path))
+        if aligned and not any((beat.name, i) in recorded for i in range(len(beat.segments))):
+            segments, cuts = _aligned_beat(engine, resolved, clock, stats)
+        else:
+            segments, cuts = _segment_beat(engine, beat, resolved, recorded, clock, stats)
+        marks = dict(zip(beat.bookmarks, cuts))
+        end = segments[-1].end_s if segments else clock
+        beats.append(BeatTiming(beat.name, clock, end - clock, beat.pause_s, marks, tuple(segments)))
+        clock = end + beat.pause_s
+    voice = identity(engine)
+    if stats.recorded:
+        voice["recorded"] = sum(1 for b in beats for s in b.segments if s.source and s.source != engine.name)
+    timeline = Timeline(scene, script.title, tuple(beats), clock, str(script.path), voice)
     write_json(timeline_path(scene), timeline.to_json())
     return timeline
+
+
+def _segment_beat(engine, beat, resolved, recorded, clock: float, stats: NarrationStats):
+    """A beat spoken segment by segment (or recorded): (segments, bookmark times)."""
+    segments, cuts = [], []
+    for i, (written, spoken) in enumerate(resolved):
+        source = engine.name
+        if (beat.name, i) in recorded:
+            path = recorded[(beat.name, i)].path
+            clip, duration = recorded_clip(path)
+            source = str(path)
+            stats.recorded += 1
+        elif spoken.strip():
+            clip, duration, fresh = _synthesize(engine, speaker_text(engine, spoken))
+            if fresh:
+                stats.synthesized += 1
+            else:
+                stats.cached += 1
+        else:
+            clip, duration, source = "", 0.0, ""
+        segments.append(Segment(written, spoken, clock, duration, str(clip), source))
+        clock += duration
+        if i < len(beat.bookmarks):
+            cuts.append(clock)
+    return segments, cuts
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?…][»\"')\]]*$")
+
+
+def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats):
+    """A beat spoken sentence by sentence, each in one pass; the bookmarks fall on the
+    first phoneme of the word after them and cut the audio into one clip per segment.
+    Returns (segments, bookmark times)."""
+    words: list[str] = []
+    bounds: list[int] = []  # word index where each bookmark sits (before that word)
+    for i, (_, spoken) in enumerate(resolved):
+        words += spoken.split()
+        if i < len(resolved) - 1:
+            bounds.append(len(words))
+    sentences, start = [], 0
+    for k, word in enumerate(words):
+        if _SENTENCE_END_RE.search(word) or k == len(words) - 1:
+            sentences.append((start, k + 1))
+            start = k + 1
+    word_start: list[int] = []  # sample of each word in the beat's audio
+    pieces: list[tuple[SpokenSentence, int]] = []  # each sentence and its offset in the beat
+    offset = 0
+    for first, last in sentences:
+        spoken = speak_sentence(engine, [speaker_text(engine, w) for w in words[first:last]])
+        if spoken.fresh:
+            stats.synthesized += 1
+        else:
+            stats.cached += 1
+        pieces.append((spoken, offset))
+        word_start += [offset + s for s in spoken.starts[:-1]]
+        offset += spoken.samples
+    total = offset
+    cuts = [0] + [word_start[b] if b < len(words) else total for b in bounds] + [total]
+    for a in range(len(cuts) - 2, -1, -1):  # never backwards (a word with no sound)
+        cuts[a] = min(cuts[a], cuts[a + 1])
+    segments = []
+    for i, (written, spoken) in enumerate(resolved):
+        lo, hi = cuts[i], cuts[i + 1]
+        clip = _cut_clip(pieces, lo, hi) if hi > lo else ""
+        segments.append(Segment(written, spoken, clock + lo / CLIP_RATE_HZ, (hi - lo) / CLIP_RATE_HZ,
+                                str(clip), engine.name if clip else ""))
+    return segments, [clock + c / CLIP_RATE_HZ for c in cuts[1:-1]]
+
+
+def _cut_clip(pieces, lo: int, hi: int) -> Path:
+    """Samples [lo, hi) of the beat's sentences laid end to end, as one cached clip."""
+    parts = [(spoken, offset) for spoken, offset in pieces if offset < hi and offset + spoken.samples > lo]
+    if len(parts) == 1 and lo == parts[0][1] and hi == parts[0][1] + parts[0][0].samples:
+        return parts[0][0].clip  # a whole sentence: its own clip
+    name = hashlib.sha256(json.dumps([[p.clip.name, o] for p, o in parts] + [lo, hi]).encode()).hexdigest()[:24]
+    path = cache_dir() / "clips" / f"cut-{name}.wav"
+    try:
+        intact = soundfile.info(str(path)).frames == hi - lo
+    except RuntimeError:  # missing or unreadable: cut again
+        intact = False
+    if not intact:
+        chunks = []
+        for spoken, offset in parts:
+            data, _ = soundfile.read(str(spoken.clip), dtype="int16")
+            chunks.append(data[max(lo - offset, 0):min(hi - offset, spoken.samples)])
+        with atomic_path(path) as tmp:
+            soundfile.write(str(tmp), np.concatenate(chunks), CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
+    return path
 
 
 def _resolve(segment: str, lookup) -> tuple[str, str]:
@@ -292,4 +431,4 @@ def load_timeline(scene: str) -> Timeline:
 
 
 __all__ = ["Segment", "BeatTiming", "Timeline", "NarrationStats", "build_timeline", "load_timeline",
-           "timeline_path", "require_bookmarks", "FIELD_RE"]
+           "timeline_path", "require_bookmarks", "speak_sentence", "speaker_text", "FIELD_RE"]

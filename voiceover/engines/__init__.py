@@ -1,33 +1,57 @@
 """Speech engines behind one interface: text in, a 48 kHz mono WAV clip out.
 
-Which engine speaks is chosen in one place, `resolve_engine`, from explicit options or,
-when there are none, from the environment, so `ffn-video build`, `ffn-video narrate` and
-a standalone `manim` render of one scene all hear the same voice:
+Engines are found through one registry, `ENGINES` (a name mapped to the engine's class,
+each engine in its own module): adding an engine is one module and one line here. Which
+engine speaks is chosen in one place, `resolve_engine`, from explicit options or, when
+there are none, from the environment, so `ffn-video build`, `ffn-video narrate` and a
+standalone `manim` render of one scene all hear the same voice:
 
-- `FFN_VOICE_ENGINE`  `espeak` (default) or `piper`;
-- `FFN_VOICE`         espeak-ng voice (default `es-419`), or the speaker number of a
-                      multi-speaker Piper model;
-- `FFN_VOICE_SPEED`   speaking rate in words per minute;
+- `FFN_VOICE_ENGINE`  `kokoro`, `espeak` or `piper` (default: `DEFAULT_ENGINE`);
+- `FFN_VOICE`         the engine's voice: Kokoro `ef_dora` (default), `em_alex`, `em_santa`;
+                      espeak-ng `es-419` (default); the speaker number of a multi-speaker
+                      Piper model;
+- `FFN_VOICE_SPEED`   speaking rate: words per minute (espeak-ng, Piper, and Kokoro too),
+                      or for Kokoro a factor of its natural rate (`0.9`, the default);
 - `FFN_PIPER_MODEL`   a local Piper voice model (`.onnx` with its `.json` beside it);
-                      pointing at one selects Piper unless `FFN_VOICE_ENGINE` says espeak.
+                      pointing at one selects Piper unless `FFN_VOICE_ENGINE` says otherwise.
 
-Piper is optional: when its model or program is missing the choice falls back to
-espeak-ng and says why, instead of failing the build.
+An engine that cannot run here raises `EngineUnavailable` and the choice falls back to
+espeak-ng, saying why (Piper without a model); one that is installed but broken (a
+Kokoro voice file missing or corrupted) raises `EngineError` naming the file and the
+command that repairs it.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Mapping, Protocol, Sequence
 
 CLIP_RATE_HZ = 48_000
-ENGINE_NAMES = ("espeak", "piper")
+
+# The engine used when nothing asks for another. Kokoro-82M (`kokoro`) is to become the
+# default of every build; espeak-ng stays the fast draft engine (`--engine espeak`).
+DEFAULT_ENGINE = "espeak"
+
+# name -> "module:Class". Imported only when chosen (Kokoro's runtime takes a second).
+ENGINES: dict[str, str] = {
+    "kokoro": "voiceover.engines.kokoro:KokoroEngine",
+    "espeak": "voiceover.engines.espeak:EspeakEngine",
+    "piper": "voiceover.engines.piper:PiperEngine",
+}
+ENGINE_NAMES = tuple(ENGINES)
+ALIASES = {"espeak-ng": "espeak", "espeak_ng": "espeak", "kokoro-82m": "kokoro"}
+FALLBACK_ENGINE = "espeak"  # needs nothing but the espeak-ng package setup.sh installs
 
 
 class EngineError(RuntimeError):
     """A speech engine that cannot be set up or that failed to speak."""
+
+
+class EngineUnavailable(EngineError):
+    """An engine that cannot run here; the choice falls back to espeak-ng with a notice."""
 
 
 class Engine(Protocol):
@@ -40,42 +64,75 @@ class Engine(Protocol):
         """Speak `text` into `out_wav` as 48 kHz mono 16-bit PCM."""
 
 
+class AlignedEngine(Engine, Protocol):
+    """An engine that speaks a whole sentence in one pass and knows when each word starts.
+
+    The timeline gives such an engine whole sentences and takes bookmark times from the
+    returned word starts, instead of cutting the sentence at its bookmarks."""
+
+    def synthesize_words(self, units: Sequence[str], out_wav: Path) -> list[int]:
+        """Speak the words `units` (one sentence; a unit may hold several words, e.g. a
+        respelling) in one pass into `out_wav` (48 kHz mono 16-bit). Returns, for each
+        unit, the sample of `out_wav` where its first phoneme starts, then the clip's
+        length in samples (len(units) + 1 numbers, non-decreasing)."""
+
+
+def is_aligned(engine) -> bool:
+    return callable(getattr(engine, "synthesize_words", None))
+
+
+def identity(engine) -> dict:
+    """Which engine, voice and model speak (for timelines and the build's summary)."""
+    describe = getattr(engine, "identity", None)
+    return dict(describe()) if callable(describe) else {"engine": engine.name}
+
+
 @dataclass(frozen=True)
 class EngineChoice:
     engine: Engine
     notice: str | None  # why the engine asked for could not be used, if it could not
 
 
-def resolve_engine(engine: str | None = None, voice: str | None = None, speed_wpm: int | str | None = None,
-                   piper_model: str | Path | None = None, env: dict | None = None) -> EngineChoice:
-    """The engine for these options; an option left as None is read from `env` (default:
-    the process environment). Bad values raise `EngineError`; a Piper voice that cannot be
-    used falls back to espeak-ng with a `notice` saying why."""
-    from voiceover.engines.espeak import EspeakEngine
-    from voiceover.engines.piper import PiperEngine, PiperUnavailable, find_piper
-
-    env = os.environ if env is None else env
-    engine = engine or env.get("FFN_VOICE_ENGINE") or None
-    voice = voice or env.get("FFN_VOICE") or None
-    speed = _speed(speed_wpm if speed_wpm is not None else env.get("FFN_VOICE_SPEED") or None)
-    model = piper_model or env.get("FFN_PIPER_MODEL") or None
-    if engine is None:
-        engine = "piper" if model else "espeak"
-    engine = engine.strip().lower()
-    if engine in ("espeak-ng", "espeak_ng"):
-        engine = "espeak"
-    if engine not in ENGINE_NAMES:
-        raise EngineError(f"unknown speech engine '{engine}' (FFN_VOICE_ENGINE / --engine): "
+def canonical_name(name: str) -> str:
+    name = name.strip().lower()
+    name = ALIASES.get(name, name)
+    if name not in ENGINES:
+        raise EngineError(f"unknown speech engine '{name}' (FFN_VOICE_ENGINE / --engine): "
                           f"use one of {', '.join(ENGINE_NAMES)}")
-    espeak = EspeakEngine(**({"voice": voice} if voice else {}), **({"speed_wpm": speed} if speed else {}))
-    if engine == "espeak":
-        return EngineChoice(espeak, None)
+    return name
+
+
+def engine_class(name: str):
+    """The class registered under `name` (imported now)."""
+    module, _, cls = ENGINES[canonical_name(name)].partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def resolve_engine(engine: str | None = None, voice: str | None = None, speed_wpm: int | str | None = None,
+                   piper_model: str | Path | None = None, env: Mapping | None = None) -> EngineChoice:
+    """The engine for these options; an option left as None is read from `env` (default:
+    the process environment). Bad values raise `EngineError`; an engine that cannot run
+    here (`EngineUnavailable`) falls back to espeak-ng with a `notice` saying why.
+
+    Every registered class offers `from_options(voice=, speed=, piper_model=, env=)`."""
+    env = os.environ if env is None else env
+    name = engine or env.get("FFN_VOICE_ENGINE") or None
+    voice = voice or env.get("FFN_VOICE") or None
+    speed = speed_wpm if speed_wpm is not None else (env.get("FFN_VOICE_SPEED") or None)
+    model = piper_model or env.get("FFN_PIPER_MODEL") or None
+    if name is None:
+        name = "piper" if model else DEFAULT_ENGINE
+    name = canonical_name(name)
+    options = {"voice": voice, "speed": speed, "piper_model": model, "env": env}
     try:
-        return EngineChoice(PiperEngine.from_model(model, speaker=voice, speed_wpm=speed, exe=find_piper()), None)
-    except PiperUnavailable as why:
-        # A Piper speaker number is no espeak-ng voice: fall back to espeak's own default.
-        fallback = EspeakEngine(**({"speed_wpm": speed} if speed else {}))
-        return EngineChoice(fallback, f"Piper no disponible: {why}. Se usa espeak-ng ({fallback.voice}).")
+        return EngineChoice(engine_class(name).from_options(**options), None)
+    except EngineUnavailable as why:
+        fallback_cls = engine_class(FALLBACK_ENGINE)
+        try:  # the same speed when it means the same thing to espeak-ng; its own default if not
+            fallback = fallback_cls.from_options(**{**options, "voice": None})
+        except EngineError:
+            fallback = fallback_cls.from_options(**{**options, "voice": None, "speed": None})
+        return EngineChoice(fallback, f"{why}. Se usa espeak-ng ({fallback.voice}).")
 
 
 def default_engine() -> Engine:
@@ -91,7 +148,8 @@ def default_engine() -> Engine:
 _NOTICED: set[str] = set()
 
 
-def _speed(value) -> int | None:
+def speed_wpm(value) -> int | None:
+    """A speaking speed in whole words per minute (80-450), or None."""
     if value is None:
         return None
     try:

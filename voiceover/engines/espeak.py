@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.engines import CLIP_RATE_HZ, EngineError
+from voiceover.engines import CLIP_RATE_HZ, EngineError, speed_wpm
 
 # A segment that ends here ends a sentence; any other segment was cut by a bookmark in
 # mid-sentence and is spoken without espeak's final pause (about 0.37 s), so a bookmark
@@ -22,6 +22,16 @@ class EspeakEngine:
     speed_wpm: int = 155   # a little slower than espeak's 175: a lecture, not a headline
     pitch: int = 45
     name: str = "espeak-ng"
+
+    @classmethod
+    def from_options(cls, voice: str | None = None, speed=None, **_) -> "EspeakEngine":
+        """The engine for `FFN_VOICE` / `--voice` and `FFN_VOICE_SPEED` / `--speed` (words per minute)."""
+        wpm = speed_wpm(speed)
+        return cls(**({"voice": voice} if voice else {}), **({"speed_wpm": wpm} if wpm else {}))
+
+    def identity(self) -> dict:
+        return {"engine": self.name, "voice": self.voice, "speed": self.speed_wpm,
+                "model": _espeak_version(), "model_sha256": None}
 
     def settings(self) -> dict:
         return {"voice": self.voice, "speed_wpm": self.speed_wpm, "pitch": self.pitch,

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.engines import EngineError
+from voiceover.engines import EngineError, EngineUnavailable, speed_wpm
 from voiceover.engines.espeak import to_clip
 
 # Piper's voices speak at roughly this rate with length_scale 1; a requested speed in words
@@ -23,7 +23,7 @@ from voiceover.engines.espeak import to_clip
 NATURAL_WPM = 160
 
 
-class PiperUnavailable(EngineError):
+class PiperUnavailable(EngineUnavailable):
     """Piper cannot be used here (no model, no configuration, or no `piper` program)."""
 
 
@@ -51,6 +51,19 @@ class PiperEngine:
     speaker: int | None = None
     length_scale: float = 1.0
     name: str = "piper"
+
+    @classmethod
+    def from_options(cls, voice: str | None = None, speed=None, piper_model=None, **_) -> "PiperEngine":
+        """The engine for `FFN_PIPER_MODEL`, `FFN_VOICE` (speaker number) and `FFN_VOICE_SPEED`."""
+        wpm = speed_wpm(speed)
+        try:
+            return cls.from_model(piper_model, speaker=voice, speed_wpm=wpm, exe=find_piper())
+        except PiperUnavailable as why:
+            raise PiperUnavailable(f"Piper no disponible: {why}") from None
+
+    def identity(self) -> dict:
+        return {"engine": self.name, "voice": self.speaker, "speed": self.length_scale,
+                "model": str(self.model), "model_sha256": None}
 
     @classmethod
     def from_model(cls, model: str | Path | None, speaker: str | int | None = None,

