@@ -1,0 +1,136 @@
+"""The stencil scene: its SwiGLU example recomputed with torch, LLaMA-2 7B's width and cost
+recomputed from the rule, and the stencil drawings following their values."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from ffn_core.numbers import number
+from ffn_core.stencil import stencil_example
+
+
+@pytest.fixture(scope="module")
+def example():
+    return stencil_example()
+
+
+def _t(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.float64)
+
+
+def test_the_mark_on_the_paper_is_silu_of_the_gate_branch_times_the_paint(example):
+    x, w1, w3 = _t(example.x), _t(example.w_gate), _t(example.w_up)
+    gate = torch.nn.functional.silu(x @ w1)
+    paint = x @ w3
+    assert torch.allclose(gate, _t(number("stencil.gate").value), atol=1e-12)
+    assert torch.allclose(paint, _t(number("stencil.paint").value), atol=1e-12)
+    assert torch.allclose(gate * paint, _t(number("stencil.product").value), atol=1e-12)
+    assert number("stencil.n_leaking").value == int((gate < 0).sum()) == 2
+
+
+def test_w2_contracting_the_marks_gives_the_whole_swiglu_layer_of_torch(example):
+    d, h = example.d_model, example.d_ff
+    layer = torch.nn.ModuleDict({"w1": torch.nn.Linear(d, h, bias=False), "w3": torch.nn.Linear(d, h, bias=False),
+                                 "w2": torch.nn.Linear(h, d, bias=False)}).double()
+    with torch.no_grad():  # nn.Linear stores W transposed: y = x W^T
+        layer["w1"].weight.copy_(_t(example.w_gate).T)
+        layer["w3"].weight.copy_(_t(example.w_up).T)
+        layer["w2"].weight.copy_(_t(example.w_down).T)
+        x = _t(example.x)
+        out = layer["w2"](torch.nn.functional.silu(layer["w1"](x)) * layer["w3"](x))
+    assert torch.allclose(out, _t(number("stencil.output").value), atol=1e-12)
+    assert number("stencil.output").value == number("stencil.full_forward_output").value
+
+
+def test_the_weights_shown_are_the_weights_used_two_decimals_each(example):
+    for matrix in (example.w_gate, example.w_up, example.w_down):
+        values = np.asarray(matrix)
+        assert np.allclose(values, np.round(values, 2), atol=1e-12)
+    assert np.asarray(example.w_gate).shape == (4, 6) and np.asarray(example.w_down).shape == (6, 4)
+
+
+def test_the_example_has_an_open_a_shut_and_a_leaking_hole(example):
+    gate, paint = np.asarray(example.gate), np.asarray(example.paint)
+    assert gate.max() > 1.0                           # a hole wide open
+    assert np.abs(gate).min() < 0.08                  # a hole nearly shut
+    assert gate.min() < -0.12                         # Swish lets a little through, sign flipped
+    assert (paint > 0).any() and (paint < 0).any()    # paint of both colours
+    leak = example.leaking_channel
+    assert np.sign(example.product[leak]) == -np.sign(paint[leak])
+    assert example.relu_gate[leak] == 0.0             # where ReLU would have shut it completely
+
+
+def test_the_example_is_deterministic():
+    assert stencil_example() == stencil_example()
+
+
+def test_two_thirds_of_llama2_7b_relu_width_rounded_up_to_256_is_11008():
+    d = 4096  # LLaMA-2 7B's d_model (Touvron et al. 2023, table 1 / params.json)
+    relu_width = 4 * d
+    two_thirds = 2 * relu_width / 3
+    assert two_thirds == pytest.approx(10922.67, abs=0.005)
+    rounded = 256 * math.ceil(int(two_thirds) / 256)
+    assert rounded == 11008
+    assert number("swiglu.llama2_7b.relu_width").value == relu_width
+    assert number("swiglu.llama2_7b.two_thirds_width").value == int(two_thirds)
+    assert number("swiglu.llama2_7b.multiple_of").value == 256
+    assert number("swiglu.llama2_7b.width").value == rounded == number("params.llama2_7b.d_ff").value
+    assert number("stencil.rounding_added").value == rounded - int(two_thirds)
+
+
+def test_three_narrow_matrices_cost_under_one_percent_more_than_two_wide_ones():
+    d, h = 4096, 11008
+    relu_params, swiglu_params = 2 * d * (4 * d), 3 * d * h
+    assert number("swiglu.llama2_7b.relu_params").value == relu_params == 134_217_728
+    assert number("swiglu.llama2_7b.swiglu_params").value == swiglu_params == 135_266_304
+    assert number("stencil.param_increase").value == pytest.approx(swiglu_params / relu_params - 1)
+    assert 0 < number("stencil.param_increase").value < 0.01
+
+
+# -- the drawings ----------------------------------------------------------------------
+def test_a_hole_is_as_wide_as_its_gate_and_a_shut_one_is_a_slit():
+    from scenes.kit.stencil import MIN_SLIT, hole_width
+
+    assert hole_width(2.0, 2.0, 1.2) == pytest.approx(1.2)
+    assert hole_width(1.0, 2.0, 1.2) == pytest.approx(0.6)
+    assert hole_width(-0.5, 2.0, 1.2) == pytest.approx(0.3)   # a negative gate opens a small hole too
+    assert hole_width(0.0, 2.0, 1.2) == MIN_SLIT
+    assert hole_width(5.0, 2.0, 1.2) == pytest.approx(1.2)    # capped at the widest
+
+
+def test_the_stencil_card_is_cut_through_once_per_channel(example):
+    from scenes.kit import palette
+    from scenes.kit.stencil import StencilCard, columns
+
+    xs = columns(example.d_ff, 1.45)
+    card = StencilCard(example.gate, xs, width=9.0, max_hole_width=1.2)
+    assert len(card.sheet.get_subpaths()) == 1 + example.d_ff  # the outline and one hole each
+    widths = np.asarray(card.hole_widths)
+    assert widths.argmax() == example.widest_channel and widths.argmin() == example.shut_channel
+    assert [r.get_stroke_color() == palette.NEGATIVE for r in card.rims] == [g < 0 for g in example.gate]
+    shut = card.at_opening(0.0)
+    assert max(shut.hole_widths) < 0.05 and shut.sheet.get_center() == pytest.approx(card.sheet.get_center())
+
+
+def test_each_mark_on_the_paper_is_inked_by_its_product(example):
+    from manim import color_to_rgb
+
+    from scenes.kit import palette
+    from scenes.kit.stamps import PAPER
+    from scenes.kit.stencil import PaperSheet, columns
+
+    xs = columns(example.d_ff, 1.45)
+    paper = PaperSheet(example.product, xs, [0.5] * example.d_ff, width=9.0)
+
+    def distance(a, b):
+        return float(np.linalg.norm(color_to_rgb(a) - color_to_rgb(b)))
+
+    for p, color in zip(example.product, paper.mark_colors()):
+        hue = palette.POSITIVE if p >= 0 else palette.NEGATIVE
+        other = palette.NEGATIVE if p >= 0 else palette.POSITIVE
+        assert distance(color, hue) < distance(color, other) or abs(p) < 0.05
+    faint = paper.mark_colors()[example.shut_channel]
+    assert distance(faint, PAPER) < 0.2  # the shut hole leaves the paper almost blank
