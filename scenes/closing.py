@@ -1,0 +1,161 @@
+"""Neuronas que se especializan, y la pregunta final.
+
+Real FFN neurons of MiniLM that fire for one topic more than for the others, found by a
+search over every neuron of one block (ffn_core.specialists): the specialist's activation
+for every word, as bars grouped by topic. Then the one-fact edit of the piano-roll scene,
+in one sentence, and the seed's question as the last image.
+"""
+from __future__ import annotations
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    Indicate,
+    LaggedStart,
+    ReplacementTransform,
+    SurroundingRectangle,
+    VGroup,
+    Write,
+)
+
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
+from scenes.kit.cards import FactStrip, KeyValueShelf
+from scenes.kit.specialists import NeuronBadge, TopicBars, WordColumns, topic_color
+
+BASELINE_Y = -1.0  # the bars' baseline
+BADGE_CORNER = (-6.7, 3.75, 0)  # top-left corner of the neuron's badge
+UNIT_HEIGHT = 1.0  # scene units per unit of activation, the same for every neuron
+
+
+class Closing(NarratedScene):
+    script = "closing"
+
+    def construct(self):
+        names = self.number("closing.topic_names")
+        words = self.number("closing.words")
+        topic_of_word = self.number("closing.topic_of_word")
+        block = self.number("closing.block_number")
+
+        with self.beat("palabras") as b:
+            heading = ty.title("¿Neuronas especialistas?").to_edge(UP, buff=0.45)
+            self.play(Write(heading), run_time=b.until("lista"))
+            columns = WordColumns(names, words, topic_of_word).next_to(heading, DOWN, buff=0.5)
+            note = ty.small(f"palabras en inglés: {self.number('params.minilm_l6.display_name')} aprendió en inglés")
+            note.to_edge(DOWN, buff=0.35)
+            self.play(LaggedStart(*(FadeIn(c[1], shift=DOWN * 0.2) for c in columns.columns), lag_ratio=0.3),
+                      FadeIn(note), run_time=b.until("temas"))
+            self.play(LaggedStart(*(Write(c[0]) for c in columns.columns), lag_ratio=0.5),
+                      run_time=b.speech_remaining())
+            self.play(FadeOut(VGroup(columns, note)), run_time=b.remaining())
+
+        with self.beat("nota") as b:
+            where = ty.body(f"{ty.fmt_int(self.number('closing.d_ff'))} neuronas · bloque {block}",
+                            color=palette.FFN).next_to(heading, DOWN, buff=0.6)
+            self.play(FadeIn(where, shift=DOWN * 0.2), run_time=b.until("formula"))
+            formula = ty.math(r"\text{nota}_i(\text{tema}) = \overline{a_i}\,(\text{tema}) - \overline{a_i}\,(\text{resto})",
+                              font_size=54).move_to((0, 0.2, 0))
+            parts = VGroup(ty.label("media con las palabras del tema", color=palette.ACTIVE),
+                           ty.label("media con las demás", color=palette.MUTED)).arrange(DOWN, buff=0.3)
+            parts.next_to(formula, DOWN, buff=0.6)
+            self.play(Write(formula), FadeIn(parts[0]), run_time=0.6 * b.until("ganadora"))
+            self.play(FadeIn(parts[1]), run_time=b.until("ganadora"))
+            winner = ty.body("la nota más alta  →  la especialista del tema", color=palette.ATTENTION)
+            winner.next_to(parts, DOWN, buff=0.6)
+            self.play(FadeIn(winner, shift=UP * 0.2), run_time=b.speech_remaining())
+            self.play(FadeOut(VGroup(heading, where, formula, parts, winner)), run_time=b.remaining())
+
+        numbers = self._specialist("numbers", 2, names, words, topic_of_word, block)
+        with self.beat("numeros") as b:
+            self.play(FadeIn(numbers["badge"]), FadeIn(numbers["bars"].baseline), FadeIn(numbers["bars"].words),
+                      FadeIn(numbers["bars"].names), run_time=b.until("barras"))
+            self.play(LaggedStart(*(GrowFromEdge(bar, DOWN) for bar in numbers["bars"].bars), lag_ratio=0.05),
+                      run_time=b.until("altas"))
+            focus = SurroundingRectangle(numbers["bars"].names[2], color=topic_color(2), buff=0.1)
+            self.play(Create(focus), run_time=b.until("resto"))
+            self.play(FadeOut(focus), Create(numbers["means"]), FadeIn(numbers["score"]), run_time=b.speech_remaining())
+            self.wait(b.remaining())
+
+        places = self._specialist("places", 3, names, words, topic_of_word, block)
+        with self.beat("lugares") as b:
+            self.play(*self._swap(numbers, places), run_time=b.until("cambio"))
+            self.play(Create(places["means"]), FadeIn(places["score"]), run_time=b.until("limpia"))
+            lit = [bar for bar, t in zip(places["bars"].bars, topic_of_word) if t == 3]
+            self.play(LaggedStart(*(Indicate(bar, color=palette.INK, scale_factor=1.15) for bar in lit),
+                                  lag_ratio=0.3), run_time=b.speech_remaining())
+            self.wait(b.remaining())
+
+        fruits = self._specialist("fruits", 0, names, words, topic_of_word, block)
+        with self.beat("frutas") as b:
+            self.play(*self._swap(places, fruits), run_time=b.until("timida"))
+            self.play(Create(fruits["means"]), FadeIn(fruits["score"]), run_time=b.until("mezcla"))
+            outranking = self.number("closing.fruits.outranking")
+            rivals = [k for k, word in enumerate(words) if word in outranking]
+            self.play(*(fruits["bars"].bars[k].animate.set_fill(color=palette.HIGHLIGHT, opacity=1.0) for k in rivals),
+                      *(fruits["bars"].words[k].animate.set_color(palette.HIGHLIGHT) for k in rivals),
+                      run_time=0.5 * b.speech_remaining())
+            tally = ty.label(f"separación perfecta en {self.number('closing.n_separated')} de "
+                             f"{self.number('closing.n_topics')} temas", color=palette.INK)
+            tally.next_to(fruits["badge"], DOWN, buff=0.25).align_to(fruits["badge"], LEFT)
+            self.play(FadeIn(tally, shift=UP * 0.2), run_time=b.speech_remaining())
+            self.play(FadeOut(VGroup(*fruits.values(), tally)), run_time=b.remaining())
+
+        with self.beat("edicion") as b:
+            strip = FactStrip(self.number("memory.n_facts")).move_to((0, 0.7, 0))
+            heading = ty.title("Editar un solo hecho").to_edge(UP, buff=0.5)
+            self.play(Write(heading), FadeIn(strip), run_time=b.until("pianola"))
+            self.play(strip.repunch(0), run_time=b.until("intactos"))
+            kept = ty.body(f"{self.number('memory.edit.others_count')} de {self.number('memory.edit.others_count')} "
+                           f"siguen igual · {ty.fmt_percent(self.number('memory.edit.others_unchanged_share'), 0)}",
+                           color=palette.ACTIVE).next_to(strip, DOWN, buff=0.7)
+            self.play(strip.confirm_others(0), FadeIn(kept, shift=UP * 0.2), run_time=b.speech_remaining())
+            self.play(FadeOut(VGroup(heading, strip, kept)), run_time=b.remaining())
+
+        with self.beat("pregunta") as b:
+            shelf = KeyValueShelf().move_to((0, 1.4, 0))
+            self.play(FadeIn(shelf), run_time=b.until("biblioteca"))
+            self.play(shelf.answer(), run_time=b.until("pregunta"))
+            line1 = ty.title("Recordar un hecho, ¿es pensar,")
+            line2 = ty.title("o una búsqueda muy rápida?", color=palette.FFN)
+            VGroup(line1, line2).arrange(DOWN, buff=0.35).move_to((0, -1.7, 0))  # the question, two lines
+            self.play(Write(line1), run_time=0.5 * b.speech_remaining())
+            self.play(Write(line2), run_time=b.speech_remaining())
+            self.play(shelf.animate.set_opacity(0.35), run_time=b.remaining())
+
+    # -- pieces of the storyboard ------------------------------------------------------------
+    def _specialist(self, topic: str, index: int, names, words, topic_of_word, block) -> dict:
+        """Badge, bars, mean lines and score of one topic's specialist, placed on the stage."""
+        keys = {
+            "numbers": ("closing.numbers.neuron", "closing.numbers.activations", "closing.numbers.selectivity",
+                        "closing.numbers.mean_inside", "closing.numbers.mean_outside"),
+            "places": ("closing.places.neuron", "closing.places.activations", "closing.places.selectivity",
+                       "closing.places.mean_inside", "closing.places.mean_outside"),
+            "fruits": ("closing.fruits.neuron", "closing.fruits.activations", "closing.fruits.selectivity",
+                       "closing.fruits.mean_inside", "closing.fruits.mean_outside"),
+        }[topic]
+        neuron, activations, score, inside, outside = (self._read(k) for k in keys)
+        bars = TopicBars(activations, words, topic_of_word, names, focus=index, unit_height=UNIT_HEIGHT,
+                         bar_width=0.24, gap=0.08, group_gap=0.5)
+        bars.shift(-bars.baseline.get_center() + (0, BASELINE_Y, 0))
+        badge = NeuronBadge(f"Neurona {neuron}", [f"especialista en {names[index].lower()}", f"bloque {block}"],
+                            topic_color(index), width=4.3)
+        badge.move_to(BADGE_CORNER, aligned_edge=UP + LEFT)
+        means = bars.mean_lines(inside, outside)
+        score_text = ty.label(f"nota = {ty.fmt_decimal(inside)} − ({ty.fmt_decimal(outside)}) = "
+                              f"{ty.fmt_decimal(score)}", color=topic_color(index))
+        score_text.next_to(badge, RIGHT, buff=0.4).align_to(badge, UP)
+        return {"badge": badge, "bars": bars, "means": means, "score": score_text}
+
+    def _read(self, key: str):
+        return self.number(key)
+
+    def _swap(self, old: dict, new: dict) -> list:
+        """The old specialist's drawing turns into the new one's: bars regrow to the new values."""
+        return [ReplacementTransform(old["badge"], new["badge"]), ReplacementTransform(old["bars"], new["bars"]),
+                FadeOut(old["means"]), FadeOut(old["score"])]
