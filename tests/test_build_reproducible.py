@@ -1,0 +1,31 @@
+"""Two clean builds of one scene at one quality give identical decoded frames, so cached,
+re-rendered and (later) chunked or distributed renders can be trusted to join."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from fixtures.build_support import quiet_console, write_tiny_lecture
+from lecture.build import build
+
+
+def framemd5(video: Path) -> list[str]:
+    """One MD5 per decoded video frame (ffmpeg's framemd5 muxer), without the header."""
+    out = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(video), "-map", "0:v:0", "-f", "framemd5",
+                          "-"], capture_output=True, text=True, check=True).stdout
+    return [line.rsplit(",", 1)[-1].strip() for line in out.splitlines() if line and not line.startswith("#")]
+
+
+def _clean_build(root: Path, monkeypatch) -> Path:
+    lecture = write_tiny_lecture(root).apply(monkeypatch)
+    report = build("preview", jobs=1, only=["tiny_a"], console=quiet_console())
+    assert report.ok and report.rendered == ["tiny_a"], report.failed
+    return next((lecture.work("tiny_a")).glob("*.mp4"))
+
+
+def test_two_clean_renders_of_a_scene_decode_to_identical_frames(tmp_path, monkeypatch):
+    first = framemd5(_clean_build(tmp_path / "one", monkeypatch))
+    second = framemd5(_clean_build(tmp_path / "two", monkeypatch))
+    assert len(first) > 30
+    assert first == second
+    assert len(set(first)) > 1  # the scene moves: equal lists are not two blank videos
