@@ -9,10 +9,11 @@ it, collected here and printed in the build's summary.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from voiceover.atomic import sha256_file
 
 _lock = threading.Lock()
 _notices: list[str] = []
@@ -35,17 +36,9 @@ class Seal:
             return None
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def seal(path: Path) -> Seal:
     st = Path(path).stat()
-    return Seal(st.st_size, st.st_mtime_ns, sha256_of(path))
+    return Seal(st.st_size, st.st_mtime_ns, sha256_file(path))
 
 
 def intact(path: Path, sealed: Seal | None) -> bool:
@@ -60,7 +53,7 @@ def intact(path: Path, sealed: Seal | None) -> bool:
         return False
     if st.st_mtime_ns == sealed.mtime_ns:
         return True
-    return sha256_of(path) == sealed.sha256
+    return sha256_file(path) == sealed.sha256
 
 
 def damaged(path: Path, what: str = "") -> None:

@@ -1,12 +1,14 @@
 """The lecture's ordered plan of scenes, read from `lecture/plan.toml`.
 
-The plan is data: which scenes play, in which order, which class draws each and which
-narration script times it. `FFN_PLAN` points the build at another plan file (tests use a
+The plan is data: which scenes play, in which order, and which class draws each; the
+narration script that times a scene is the one its class declares (`script = "..."`), so
+the name is written once (a plan entry may repeat it, and then the two must agree). `FFN_PLAN` points the build at another plan file (tests use a
 tiny one); paths inside a plan are relative to the repository root, or absolute.
 """
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +49,7 @@ def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
     scenes = []
     for i, entry in enumerate(data.get("scene", []), start=1):
         label = f"{path}: scene #{i}" + (f" '{entry['name']}'" if "name" in entry else "")
-        missing = {"name", "module", "class", "script"} - set(entry)
+        missing = {"name", "module", "class"} - set(entry)
         if missing:
             raise ValueError(f"{label} lacks {sorted(missing)}")
         unknown = set(entry) - ALLOWED_KEYS
@@ -56,6 +58,7 @@ def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
         module = REPO_ROOT / entry["module"]
         if not module.exists():
             raise ValueError(f"{label}: module {entry['module']} does not exist")
+        entry = {**entry, "script": _script_of(module, entry["class"], entry.get("script"), label)}
         script_file = REPO_ROOT / entry["script_path"] if "script_path" in entry else None
         if script_file is not None and not script_file.exists():
             raise ValueError(f"{label}: script_path {entry['script_path']} does not exist")
@@ -67,6 +70,31 @@ def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
     if dupes:
         raise ValueError(f"{path}: scene names repeat: {sorted(dupes)}")
     return tuple(scenes)
+
+
+def declared_script(module: Path, class_name: str) -> str | None:
+    """The `script = "..."` a scene class declares in its source (read, not imported:
+    loading a plan must not import manim)."""
+    source = module.read_text(encoding="utf-8")
+    match = re.search(rf"^class {re.escape(class_name)}\(.*?\):\s*\n((?:[ \t]+.*\n|\s*\n)*)", source, re.MULTILINE)
+    if not match:
+        return None
+    found = re.search(r"^[ \t]+script\s*=\s*[\"'](\w+)[\"']", match.group(1), re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def _script_of(module: Path, class_name: str, planned: str | None, label: str) -> str:
+    """A scene's narration name is written once, in its class; a plan may repeat it, but then
+    the two must agree."""
+    declared = declared_script(module, class_name)
+    if declared is None:
+        if planned is None:
+            raise ValueError(f"{label}: class {class_name} in {module} declares no `script = \"...\"`")
+        return planned
+    if planned is not None and planned != declared:
+        raise ValueError(f"{label}: the plan says script '{planned}' but class {class_name} in {module} "
+                         f"declares '{declared}'; write it once, in the class")
+    return declared
 
 
 def select(plan: tuple[PlannedScene, ...], only: list[str] | None) -> tuple[PlannedScene, ...]:

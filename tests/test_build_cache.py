@@ -2,7 +2,6 @@
 only something else changed (all on a small source tree, no rendering)."""
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.build_support import TinyLecture, base_lecture, quiet_console, write_tiny_lecture
+from fixtures.build_support import base_lecture, quiet_console, write_tiny_lecture
 from lecture.build import build
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from ffn_core.numbers import Number, all_numbers, number
-from ffn_core.params import param_counts
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,9 @@
 """Atomic file writes: a temp file in the same folder, then a rename, so no reader ever
-sees half a file and an interrupted run leaves nothing corrupt behind."""
+sees half a file and an interrupted run leaves nothing corrupt behind; and the content
+hash that checks a file later."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -36,3 +38,12 @@ def write_text(target: Path, text: str) -> None:
 
 def write_json(target: Path, data: object) -> None:
     write_text(target, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file's content, read a megabyte at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

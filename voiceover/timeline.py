@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import soundfile
 
-from voiceover.atomic import atomic_path, write_json
+from voiceover.atomic import atomic_path, sha256_file, write_json
 from voiceover.engines import CLIP_RATE_HZ, Engine, default_engine, identity, is_aligned
 from voiceover.paths import cache_dir
 from voiceover.recordings import find_recordings, recorded_clip
@@ -182,7 +182,7 @@ def take_damage_notices() -> list[str]:
 def _seal_clip(path: Path, seal: Path) -> None:
     st = path.stat()
     write_json(seal, {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                      "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
+                      "sha256": sha256_file(path)})
 
 
 def _clip_intact(path: Path, seal: Path) -> bool:
@@ -196,7 +196,7 @@ def _clip_intact(path: Path, seal: Path) -> bool:
             return False
         if st.st_mtime_ns == data.get("mtime_ns"):
             return True  # untouched since sealed: no need to read it
-        return hashlib.sha256(path.read_bytes()).hexdigest() == data["sha256"]
+        return sha256_file(path) == data["sha256"]
     except (OSError, KeyError, TypeError):
         return False
 

@@ -15,7 +15,6 @@ on `HttpMockSequence`.
 """
 from __future__ import annotations
 
-import hashlib
 import http.client
 import json
 import random
@@ -35,7 +34,7 @@ from lecture.youtube import YoutubeError
 from lecture.youtube.metadata import Metadata, load_metadata
 from lecture.youtube.oauth import CredentialsError
 from lecture.youtube.paths import BundlePaths
-from voiceover.atomic import write_json
+from voiceover.atomic import sha256_file, write_json
 
 RETRIABLE_STATUS = frozenset({500, 502, 503, 504})
 RETRIABLE_ERRORS = (httplib2.HttpLib2Error, http.client.HTTPException, ConnectionError, TimeoutError, ssl.SSLError)
@@ -83,7 +82,7 @@ def publish_bundle(service, paths: BundlePaths, privacy: str | None = None, retr
     metadata = load_metadata(paths.metadata)
     record = read_published(paths.published)
     api = _Api(retry or Retry(), credentials_hint, log)
-    video_sha = _sha256(paths.video)
+    video_sha = sha256_file(paths.video)
     notes: list[str] = []
     if record is None:
         body = metadata.body(privacy)
@@ -244,14 +243,6 @@ def read_published(path: Path) -> dict | None:
     if not isinstance(data, dict) or not isinstance(data.get("video_id"), str) or not data["video_id"]:
         raise YoutubeError(f"{path}: falta «video_id»; arréglalo o bórralo (borrarlo sube un vídeo nuevo)")
     return data
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _now() -> str:

@@ -31,9 +31,9 @@ from typing import Mapping, Protocol, Sequence
 
 CLIP_RATE_HZ = 48_000
 
-# The engine used when nothing asks for another. Kokoro-82M (`kokoro`) is to become the
-# default of every build; espeak-ng stays the fast draft engine (`--engine espeak`).
-DEFAULT_ENGINE = "espeak"
+# The engine used when nothing asks for another: Kokoro-82M (`kokoro`), the natural voice of
+# every build at every quality; espeak-ng stays the fast draft engine (`--engine espeak`).
+DEFAULT_ENGINE = "kokoro"
 
 # name -> "module:Class". Imported only when chosen (Kokoro's runtime takes a second).
 ENGINES: dict[str, str] = {

