@@ -12,7 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Brace, Create, FadeIn, FadeOut, FadeTr
 from scenes.kit import NarratedScene, palette, typography as ty
 from scenes.kit.block_diagram import BlockDiagram, BlockStack, PositionRows, ShapeTag, Slab, polyline, tint
 from scenes.kit.blocks import FlowArrow, StageBox
-from scenes.kit.narrated import ClockTime
+from scenes.kit.steps import play_in_steps
 
 CLOSE_UP_ROWS = 6  # positions drawn in the close-up (a drawing choice; the note says how many there are)
 
@@ -37,7 +37,7 @@ class Block(NarratedScene):
             self.play(FadeIn(heading), run_time=b.until("flujo"))
             self.play(GrowArrow(stream.line), run_time=b.until("cuaderno"))
             notebook = self._read_write_marks(diagram)
-            play_steps(self, b.speech_remaining(),
+            play_in_steps(self, b.speech_remaining(),
                        (FadeIn(VGroup(att.junction, att.tap, ffn.junction, ffn.tap), notebook[0]), 0.45),
                        ((FadeIn(VGroup(att.add_node, ffn.add_node), scale=0.5), FadeIn(notebook[1])), None))
 
@@ -47,7 +47,7 @@ class Block(NarratedScene):
             self.play(FadeIn(labels[0]), run_time=b.until("columnas"))
             self.play(FadeIn(labels[1]), run_time=b.until("al_flujo"))
             slab.move_to(stream.point(stream.bottom + 0.4))
-            play_steps(self, b.speech_remaining(), (FadeIn(labels[2]), 0.4),
+            play_in_steps(self, b.speech_remaining(), (FadeIn(labels[2]), 0.4),
                        ((Transform(big, slab), FadeOut(labels), FadeOut(notebook), FadeIn(tags["input"])), None))
             self.remove(big)
             self.add(slab)
@@ -65,7 +65,7 @@ class Block(NarratedScene):
             branch = self._read_and_norm(b.until("ffn"), ffn, slab)
             self._into_sublayer(b.until("ancho"), ffn, branch, tags["norm2"])
             widen = d_ff / d_model  # the slab's width follows the real widths
-            play_steps(self, b.until("vuelta"),
+            play_in_steps(self, b.until("vuelta"),
                        ((branch.animate.stretch(widen, 0), ffn.sublayer.light_up(), FadeIn(tags["ffn_hidden"])), 0.6),
                        (lambda: branch.rows.animate.set_fill(tint(palette.FFN, 0.9)), None))
             self.play(branch.animate.stretch(1 / widen, 0), run_time=b.until("suma2"))
@@ -79,11 +79,11 @@ class Block(NarratedScene):
             self.play(FadeOut(diagram_view), FadeIn(left.heading), FadeIn(right.heading), run_time=b.until("mezclar"))
             # The last position's arcs reach every earlier one: it is the one the caption follows.
             last_arcs = VGroup(*left.arcs[-(CLOSE_UP_ROWS - 1):])
-            play_steps(self, b.until("a_solas"), (FadeIn(left.rows), 0.2),
+            play_in_steps(self, b.until("a_solas"), (FadeIn(left.rows), 0.2),
                        ((Create(left.arcs, lag_ratio=0.1), FadeIn(left.caption)), 0.5),
                        (lambda: (last_arcs.animate.set_stroke(width=6, opacity=1),
                                  left.rows.rows[-1].animate.set_fill(palette.ATTENTION, opacity=0.6)), None))
-            play_steps(self, b.speech_remaining(),
+            play_in_steps(self, b.speech_remaining(),
                        ((FadeIn(right.rows), FadeIn(right.arrows), FadeIn(right.boxes), FadeIn(note)), 0.3),
                        (LaggedStart(*(VGroup(row, box.box).animate.set_fill(palette.FFN, opacity=0.6)
                                       for row, box in zip(right.rows.rows, right.boxes)), lag_ratio=0.35), 0.55),
@@ -95,7 +95,7 @@ class Block(NarratedScene):
             order = ("input", "norm1", "attention", "skip1", "add1", "norm2", "ffn", "skip2", "add2")
             marker = SurroundingRectangle(tags[order[0]], color=palette.HIGHLIGHT, buff=0.08)
             window = b.until("ancha")
-            play_steps(self, window, (Create(marker), 1 / len(order)),
+            play_in_steps(self, window, (Create(marker), 1 / len(order)),
                        *((Transform(marker, SurroundingRectangle(tags[k], color=palette.HIGHLIGHT, buff=0.08)),
                           1 / len(order) if k != order[-1] else None) for k in order[1:]))
             wide = SurroundingRectangle(tags["ffn_hidden"], color=palette.FFN, buff=0.08)
@@ -111,11 +111,11 @@ class Block(NarratedScene):
             stack = BlockStack(n_layers, height=6.4, width=3.6).move_to(LEFT * 2.4 + DOWN * 0.3)
             first = stack.blocks[0]
             # Zoom out: the block shrinks, then settles as the bottom block of the stack.
-            play_steps(self, b.until("apilar"),
+            play_in_steps(self, b.until("apilar"),
                        ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack)), 0.55),
                        (lambda: FadeTransform(diagram_view, first, stretch=True), None))
             count = self._count(stack, n_layers, model)
-            play_steps(self, b.until("sube"),
+            play_in_steps(self, b.until("sube"),
                        ((LaggedStart(*(FadeIn(block, shift=DOWN * 0.15) for block in stack.blocks[1:]),
                                      lag_ratio=0.15), GrowArrow(stack.stream)), 0.7),
                        (FadeIn(count), None))
@@ -133,7 +133,7 @@ class Block(NarratedScene):
     def _read_and_norm(self, window, station, slab) -> Slab:
         """The norm box appears; a copy of the slab (the branch) leaves the stream and is evened out."""
         branch = slab.copy()
-        play_steps(self, window, (FadeIn(station.norm), 0.25),
+        play_in_steps(self, window, (FadeIn(station.norm), 0.25),
                    (MoveAlongPath(branch, station.to_norm), 0.35), (branch.normalized_rows, None))
         return branch
 
@@ -145,7 +145,7 @@ class Block(NarratedScene):
                           None))
         else:
             steps[-1] = (steps[-1][0], None)
-        play_steps(self, window, *steps)
+        play_in_steps(self, window, *steps)
 
     def _add_back(self, window, station, slab, branch, color, back_tag, skip_tag, seed) -> None:
         """The result rides the return path to the "+" while the stream's slab climbs to it;
@@ -154,7 +154,7 @@ class Block(NarratedScene):
         below = station.stream_x * RIGHT + (node_y - 0.45) * UP
         above = station.stream_x * RIGHT + (node_y + 0.45) * UP
         notes = slab.notes(color, seed).shift(above - slab.get_center())
-        play_steps(self, window,
+        play_in_steps(self, window,
                    ((Create(station.rise), GrowArrow(station.back_arrow), FadeIn(back_tag), FadeIn(skip_tag)), 0.3),
                    ((MoveAlongPath(branch, station.back), slab.animate.move_to(below)), 0.35),
                    (lambda: (FadeOut(branch, scale=0.2), slab.animate.move_to(above), FadeIn(notes),
@@ -240,18 +240,3 @@ class Block(NarratedScene):
 def _there_and_back_bright(t: float) -> float:
     """Brighten then return: a block lights up while the climbing slab passes it."""
     return 1 - abs(2 * t - 1)
-
-
-def play_steps(scene: NarratedScene, window: ClockTime, *steps) -> None:
-    """Like `scenes.kit.steps.play_in_steps`, but a step may be a function returning its
-    animations, built only when its turn comes: `.animate` copies a mobject where it is
-    when the animation is made, so a colour change made up front would pull a slab back
-    to where it was before an earlier step moved it."""
-    end = window.target_s
-    for i, (animations, share) in enumerate(steps):
-        made = animations() if callable(animations) else animations
-        made = tuple(made) if isinstance(made, (list, tuple)) else (made,)
-        if i < len(steps) - 1:
-            scene.play(*made, run_time=window * share)
-        else:
-            scene.play(*made, run_time=ClockTime(end - scene.clock_s, end, window.bookmark))

@@ -131,15 +131,19 @@ class Closing(NarratedScene):
     # -- pieces of the storyboard ------------------------------------------------------------
     def _specialist(self, topic: str, index: int, names, words, topic_of_word, block) -> dict:
         """Badge, bars, mean lines and score of one topic's specialist, placed on the stage."""
-        keys = {
-            "numbers": ("closing.numbers.neuron", "closing.numbers.activations", "closing.numbers.selectivity",
-                        "closing.numbers.mean_inside", "closing.numbers.mean_outside"),
-            "places": ("closing.places.neuron", "closing.places.activations", "closing.places.selectivity",
-                       "closing.places.mean_inside", "closing.places.mean_outside"),
-            "fruits": ("closing.fruits.neuron", "closing.fruits.activations", "closing.fruits.selectivity",
-                       "closing.fruits.mean_inside", "closing.fruits.mean_outside"),
-        }[topic]
-        neuron, activations, score, inside, outside = (self._read(k) for k in keys)
+        # Each key written out in full, so `ffn-video numbers` can see which this scene reads.
+        reads = {
+            "numbers": lambda: (self.number("closing.numbers.neuron"), self.number("closing.numbers.activations"),
+                                self.number("closing.numbers.selectivity"), self.number("closing.numbers.mean_inside"),
+                                self.number("closing.numbers.mean_outside")),
+            "places": lambda: (self.number("closing.places.neuron"), self.number("closing.places.activations"),
+                               self.number("closing.places.selectivity"), self.number("closing.places.mean_inside"),
+                               self.number("closing.places.mean_outside")),
+            "fruits": lambda: (self.number("closing.fruits.neuron"), self.number("closing.fruits.activations"),
+                               self.number("closing.fruits.selectivity"), self.number("closing.fruits.mean_inside"),
+                               self.number("closing.fruits.mean_outside")),
+        }
+        neuron, activations, score, inside, outside = reads[topic]()
         bars = TopicBars(activations, words, topic_of_word, names, focus=index, unit_height=UNIT_HEIGHT,
                          bar_width=0.24, gap=0.08, group_gap=0.5)
         bars.shift(-bars.baseline.get_center() + (0, BASELINE_Y, 0))
@@ -151,9 +155,6 @@ class Closing(NarratedScene):
                               f"{ty.fmt_decimal(score)}", color=topic_color(index))
         score_text.next_to(badge, RIGHT, buff=0.4).align_to(badge, UP)
         return {"badge": badge, "bars": bars, "means": means, "score": score_text}
-
-    def _read(self, key: str):
-        return self.number(key)
 
     def _swap(self, old: dict, new: dict) -> list:
         """The old specialist's drawing turns into the new one's: bars regrow to the new values."""

@@ -178,3 +178,20 @@ def test_a_scaled_clock_time_keeps_its_aim_and_a_shifted_one_fails():
         until + 0.5
     with pytest.raises(TypeError, match="loses the frame"):
         1.0 - until
+
+
+def test_a_scaled_clock_time_played_after_the_clock_moved_is_refused():
+    from manim import tempconfig
+
+    from scenes.kit.narrated import ClockTime, NarratedScene, TimelineError
+
+    class Late(NarratedScene):
+        script = "x"
+
+    with tempconfig({"dry_run": True, "progress_bar": "none", "verbosity": "WARNING"}):
+        scene = Late.__new__(Late)
+        scene.frames, scene.fps = 30, 15.0  # the clock is at 2 s
+        stale = 0.5 * ClockTime(4.0, 4.0)     # asked for at 0 s
+        with pytest.raises(TimelineError, match="scaled clock time asked for at 0.00 s is played at 2.00 s"):
+            scene._refuse_stale(stale)
+        scene._refuse_stale(0.5 * ClockTime(2.0, 4.0))  # asked for now: fine

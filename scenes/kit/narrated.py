@@ -36,27 +36,32 @@ class ClockTime(float):
     """A run time that also carries the absolute scene time it is aimed at.
 
     Scaling keeps the aim: `0.6 * b.speech_remaining()` is aimed at 60 % of the way from
-    now to the end of the speech, frame-exact like `b.fraction(0.6)` (and no longer at a
-    bookmark). Adding or subtracting seconds would silently lose the aim, so it fails."""
+    the moment it was asked for to the end of the speech, frame-exact like `b.fraction(0.6)`
+    (and no longer at a bookmark). A scaled time played after the scene's clock has moved
+    would aim at the wrong frame, so `NarratedScene.play` refuses it; adding or subtracting
+    seconds would silently lose the aim, so it fails."""
 
     target_s: float
     bookmark: str | None
+    scaled: bool
 
-    def __new__(cls, run_time: float, target_s: float, bookmark: str | None = None):
+    def __new__(cls, run_time: float, target_s: float, bookmark: str | None = None, scaled: bool = False):
         obj = super().__new__(cls, max(run_time, 0.0))
         obj.target_s = target_s
         obj.bookmark = bookmark
+        obj.scaled = scaled
         return obj
 
     @property
     def start_s(self) -> float:
+        """The scene time at which this run time was asked for."""
         return self.target_s - float(self)
 
     def _scaled(self, factor) -> "ClockTime":
         if not isinstance(factor, (int, float)) or isinstance(factor, bool):
             return NotImplemented
         run = float(self) * float(factor)
-        return ClockTime(run, self.start_s + run)
+        return ClockTime(run, self.start_s + run, scaled=True)
 
     def __mul__(self, factor):
         return self._scaled(factor)
@@ -135,6 +140,7 @@ class NarratedScene(Scene):
         return self.frames / self.fps
 
     def play(self, *animations, run_time: float | None = None, **kwargs) -> None:
+        self._refuse_stale(run_time)
         target = run_time.target_s if isinstance(run_time, ClockTime) else None
         seconds = run_time if run_time is not None else _natural_run_time(animations)
         wanted = round(target * self.fps) - self.frames if target is not None else round(seconds * self.fps)
@@ -147,12 +153,20 @@ class NarratedScene(Scene):
         self._check_layout(self._beat_names[-1] if self._beat_names else "(antes del primer beat)")
 
     def wait(self, duration: float = 1.0, **kwargs) -> None:
+        self._refuse_stale(duration)
         target = duration.target_s if isinstance(duration, ClockTime) else None
         wanted = round(target * self.fps) - self.frames if target is not None else round(duration * self.fps)
         if wanted >= 1:
             self._advance(lambda rt: Scene.play(self, Wait(run_time=rt, **kwargs)), int(wanted))
         if isinstance(duration, ClockTime) and duration.bookmark:
             self.fired[duration.bookmark] = self.clock_s
+
+    def _refuse_stale(self, run_time) -> None:
+        if isinstance(run_time, ClockTime) and run_time.scaled and abs(run_time.start_s - self.clock_s) > 0.5 / self.fps:
+            raise TimelineError(
+                f"scene {type(self).__name__}: a scaled clock time asked for at {run_time.start_s:.2f} s is played at "
+                f"{self.clock_s:.2f} s, so it would aim at the wrong frame; scale it right where it is played, or "
+                f"use b.fraction(share) there")
 
     def _advance(self, play_fn, frames: int) -> None:
         """Run `play_fn` so that exactly `frames` frames are written.

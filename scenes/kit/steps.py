@@ -13,7 +13,8 @@ from scenes.kit.narrated import ClockTime, NarratedScene
 def play_in_steps(scene: NarratedScene, window: ClockTime, *steps) -> None:
     """Play `steps`, each `(animations, share)`, in order inside `window` (from `b.until(...)`,
     `b.remaining()` or `b.speech_remaining()`). Shares are fractions of the window; the last
-    step takes whatever is left, so the window's bookmark fires on its frame."""
+    step takes whatever is left, so the window's bookmark fires on its frame. `animations`
+    may be a function returning them, called when the step's turn comes."""
     if not steps:
         raise ValueError("play_in_steps needs at least one (animations, share) step")
     if sum(share for _, share in steps[:-1]) >= 1.0:
@@ -24,10 +25,16 @@ def play_in_steps(scene: NarratedScene, window: ClockTime, *steps) -> None:
                          f"for at {starts_s:.2f} s but is played at {scene.clock_s:.2f} s; ask the beat for it "
                          "(b.until(...)) right before play_in_steps")
     for animations, share in steps[:-1]:
-        scene.play(*_as_tuple(animations), run_time=window * share)
+        scene.play(*_as_tuple(animations), run_time=float(window) * share)  # a share of the window's length
     last = ClockTime(window.target_s - scene.clock_s, window.target_s, window.bookmark)
     scene.play(*_as_tuple(steps[-1][0]), run_time=last)
 
 
 def _as_tuple(animations) -> tuple:
+    # A step may be a function that makes its animations when its turn comes: `.animate`
+    # copies a mobject where it is when the animation is made, so one made up front would
+    # pull it back from where an earlier step moved it. (`mob.animate` itself is callable
+    # but is an animation builder, recognised by its `build`.)
+    if callable(animations) and not hasattr(animations, "build"):
+        animations = animations()
     return tuple(animations) if isinstance(animations, (list, tuple)) else (animations,)
