@@ -43,6 +43,8 @@ class SkippedRun:
     texts: tuple[str, ...]   # every text shown at the end of any animation
     frames: int
     expected_frames: int
+    fps: float
+    bookmark_times: dict  # bookmark -> narrated time (s)
 
 
 def _discover() -> dict[str, SceneSource]:
@@ -85,7 +87,8 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
         scene.render()
         expected = round(scene.timeline.total_s * scene.fps)
         run = SkippedRun(tuple(scene._beat_names), dict(scene.fired), dict(scene.numbers_read),
-                         tuple(dict.fromkeys(texts)), scene.frames, expected)
+                         tuple(dict.fromkeys(texts)), scene.frames, expected, scene.fps,
+                         scene.timeline.bookmark_times())
     _RUNS[script] = run
     return run
 
@@ -109,6 +112,15 @@ def test_scene_waits_for_every_bookmark_of_its_script(run, script):
     # Waiting for a bookmark the script lacks raises at once, naming it (TimelineError).
     marks = {m for b in load_script(script).beats for m in b.bookmarks}
     assert set(run.fired) == marks
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_every_bookmark_fires_within_one_frame_of_its_narrated_time(run, script):
+    # A bookmark the scene cannot reach in time (at a beat's very start, or right after a
+    # long animation) fires late; the frame counting here is the render's.
+    late = {m: round(run.fired[m] - t, 3) for m, t in run.bookmark_times.items()
+            if m in run.fired and abs(run.fired[m] - t) > 1 / run.fps + 1e-9}
+    assert not late, f"bookmarks off their narrated time by more than a frame (s): {late}"
 
 
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])

@@ -193,8 +193,13 @@ class NarratedScene(Scene):
             timing = self.timeline.beat(name)
         except ScriptError as err:
             raise TimelineError(f"scene {type(self).__name__}: {err}") from None
-        if self.clock_s < timing.start_s - 0.5 / self.fps:
-            self.wait(ClockTime(timing.start_s - self.clock_s, timing.start_s))
+        start_frame = round(timing.start_s * self.fps)
+        if timing.bookmarks:
+            # A bookmark at the beat's very start needs one frame of animation to reach it:
+            # the beat then starts a frame early rather than the bookmark firing late.
+            start_frame = min(start_frame, round(min(timing.bookmarks.values()) * self.fps) - 1)
+        if self.frames < start_frame:
+            self.wait(ClockTime((start_frame - self.frames) / self.fps, start_frame / self.fps))
         self._beat_names.append(name)
         yield Beat(self, timing)
         self._check_layout(name)
