@@ -112,7 +112,7 @@ class Analogies(NarratedScene):
 
         with self.beat("veredicto") as b:
             speaking = [i for i, a in enumerate(self.spoken) if a > 0]
-            terms = {i: VectorColumn(self.number(f"perro.contribution.n{i + 1}"), places=3, font_size=18, h_buff=0.2,
+            terms = {i: VectorColumn(self.number(f"perro.contribution.n{i + 1}"), places=3, font_size=ty.SMALL_SIZE, h_buff=0.2,
                                      scale=self.scale).move_to((self.jury.jurors[i].get_x(), 0.35, 0))
                      for i in speaking}
             self.play(FadeOut(self.vote_row), FadeOut(self.icons), run_time=0.3 * b.until("aportes"))
@@ -120,7 +120,7 @@ class Analogies(NarratedScene):
             self.play(*(ReplacementTransform(self.jury.jurors[i].copy(), terms[i]) for i in speaking),
                       run_time=0.8 * b.until("suma"))
             self.wait(b.until("suma"))
-            verdict = VectorColumn(self.verdict, places=3, font_size=18, h_buff=0.2, scale=self.scale)
+            verdict = VectorColumn(self.verdict, places=3, font_size=ty.SMALL_SIZE, h_buff=0.2, scale=self.scale)
             verdict.move_to((self.jury.get_x(), -2.35, 0))
             verdict_tag = VGroup(ty.label("veredicto", color=palette.FFN).next_to(verdict, LEFT, buff=0.4),
                                  ty.small("= salida de la capa").next_to(verdict, RIGHT, buff=0.4))

@@ -223,7 +223,7 @@ class Attention(NarratedScene):
 
         small = table.copy()
         small_row = small.row_box(self.focus)
-        VGroup(small, small_row).scale(0.8).to_edge(LEFT, buff=0.35).shift(DOWN * 0.1)
+        VGroup(small, small_row).scale(0.82).to_edge(LEFT, buff=0.35).shift(DOWN * 0.1)
         self.play(FadeOut(previous), ReplacementTransform(table, small), Create(small_row),
                   FadeIn(v_heat), FadeIn(v_name), FadeIn(words), run_time=b.until("suma"))
         dims = [v_heat.row(i).animate.set_opacity(0.2 + 0.8 * w) for i, w in enumerate(weights)]

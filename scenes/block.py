@@ -112,7 +112,7 @@ class Block(NarratedScene):
             first = stack.blocks[0]
             # Zoom out: the block shrinks, then settles as the bottom block of the stack.
             play_in_steps(self, b.until("apilar"),
-                       ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack)), 0.55),
+                       ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack).fade(0.97)), 0.55),
                        (lambda: FadeTransform(diagram_view, first, stretch=True), None))
             count = self._count(stack, n_layers, model)
             play_in_steps(self, b.until("sube"),

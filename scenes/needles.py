@@ -131,7 +131,7 @@ class Needles(NarratedScene):
         shown = self.number("needles.n_needles")
         width = self.number("needles.d_ff")
         where = ty.small(f"MiniLM · bloque {block} de {blocks}")
-        which = ty.small(f"{ty.fmt_int(shown)} de sus {ty.fmt_int(width)} neuronas, al azar")
+        which = ty.small(f"{ty.fmt_int(shown)} de {ty.fmt_int(width)} neuronas, al azar")
         return VGroup(where, which).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
 
 

@@ -130,8 +130,7 @@ class Panorama(NarratedScene):
         title = ty.body("No linealidad", color=palette.FFN)
         graph = ActivationGraph(x_range=(-2.0, 2.0), y_range=(-0.5, 2.0), width=4.0, height=2.4)
         graph.add(graph.curve(relu, palette.ACTIVE))
-        note = ty.label("ReLU: pasa lo positivo, apaga lo negativo")
-        note.scale_to_fit_width(min(note.width, 5.6))
+        note = ty.label("ReLU: pasa lo positivo,\napaga lo negativo")
         return VGroup(title, graph, note).arrange(DOWN, buff=0.35)
 
     def _capacity_card(self) -> VGroup:
@@ -140,8 +139,7 @@ class Panorama(NarratedScene):
         title = ty.body("Capacidad", color=palette.FFN)
         bars = WidthBars((d_model, d_ff, d_model), unit_height=2.4 / d_ff,
                          captions=[ty.fmt_int(v) for v in (d_model, d_ff, d_model)])
-        note = ty.label("se expande y se contrae (GPT-2 pequeño)")
-        note.scale_to_fit_width(min(note.width, 5.6))
+        note = ty.label("se expande y se contrae\n(GPT-2 pequeño)")
         return VGroup(title, bars, note).arrange(DOWN, buff=0.35)
 
     def _stacks(self) -> list[VGroup]:

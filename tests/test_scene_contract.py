@@ -45,6 +45,7 @@ class SkippedRun:
     expected_frames: int
     fps: float
     bookmark_times: dict  # bookmark -> narrated time (s)
+    layout_problems: tuple[str, ...]
 
 
 def _discover() -> dict[str, SceneSource]:
@@ -77,7 +78,10 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
         scene.renderer._original_skipping_status = True  # every play() skips: no frame is drawn
         scene.renderer.skip_animations = True
 
+        check_layout = scene._check_layout
+
         def collect(beat: str) -> None:
+            check_layout(beat)  # frame edges, overlaps and text size, on the end state of each play
             for mob in scene._visible_family():
                 text = getattr(mob, "original_text", None) or getattr(mob, "text", None)
                 if text and type(mob).__name__ in ("Text", "MarkupText", "Paragraph"):
@@ -88,7 +92,7 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
         expected = round(scene.timeline.total_s * scene.fps)
         run = SkippedRun(tuple(scene._beat_names), dict(scene.fired), dict(scene.numbers_read),
                          tuple(dict.fromkeys(texts)), scene.frames, expected, scene.fps,
-                         scene.timeline.bookmark_times())
+                         scene.timeline.bookmark_times(), tuple(scene.layout_problems))
     _RUNS[script] = run
     return run
 
@@ -121,6 +125,11 @@ def test_every_bookmark_fires_within_one_frame_of_its_narrated_time(run, script)
     late = {m: round(run.fired[m] - t, 3) for m, t in run.bookmark_times.items()
             if m in run.fired and abs(run.fired[m] - t) > 1 / run.fps + 1e-9}
     assert not late, f"bookmarks off their narrated time by more than a frame (s): {late}"
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_no_text_leaves_the_frame_overlaps_or_is_under_20_px(run, script):
+    assert run.layout_problems == ()
 
 
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])

@@ -34,8 +34,8 @@ class ItemCard(VGroup):
         return self.face.animate.set_stroke(palette.ACTIVE, width=4)
 
     def discarded(self):
-        """Animation: the card is set aside (dimmed to the inactive colour, a little smaller)."""
-        return self.animate.set_opacity(0.3).scale(0.85)
+        """Animation: the card is set aside (dimmed; kept at its size, so its value stays legible)."""
+        return self.animate.set_opacity(0.3)
 
 
 class Drawer(VGroup):

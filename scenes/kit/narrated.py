@@ -26,6 +26,8 @@ from voiceover.timeline import BeatTiming, Timeline, build_timeline
 
 TEXT_TYPES = (Text, MarkupText, Tex, MathTex)
 FRAME_MARGIN = 0.1  # scene units kept free at the frame's edges
+MIN_TEXT_PX = 20          # the shortest legible line of text at 854x480
+PX_PER_FONT_SIZE = 0.945  # height in px at 854x480 of a line with accents and descenders, per font size
 
 
 class TimelineError(ScriptError):
@@ -215,9 +217,14 @@ class NarratedScene(Scene):
 
     # -- checks and log ----------------------------------------------------------------
     def _check_layout(self, beat: str) -> None:
-        if self.renderer.skip_animations:
-            return
+        # Runs with animations skipped too: each play still leaves its end state, so a
+        # scene's layout is checked without drawing a frame (the scene contract test does).
         texts = [m for m in self._visible_family() if isinstance(m, TEXT_TYPES)]
+        for m in texts:
+            size = getattr(m, "font_size", None)
+            if isinstance(m, (Text, MarkupText)) and size is not None and size * PX_PER_FONT_SIZE < MIN_TEXT_PX:
+                self._problem(f"beat '{beat}': {_describe(m)} is {size * PX_PER_FONT_SIZE:.0f} px tall at 854x480 "
+                              f"(under {MIN_TEXT_PX}); use ty.small or larger, unscaled")
         half_w = config.frame_width / 2 - FRAME_MARGIN
         half_h = config.frame_height / 2 - FRAME_MARGIN
         boxes = []

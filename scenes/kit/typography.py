@@ -14,7 +14,7 @@ FONT = "DejaVu Sans"  # has á é í ó ú ü ñ ¿ ¡ « » and the narrow no-b
 TITLE_SIZE = 44
 BODY_SIZE = 32
 LABEL_SIZE = 26
-SMALL_SIZE = 20
+SMALL_SIZE = 22  # about 21 px for a line with accents at 854x480: legible (>= 20 px)
 THIN_SPACE = numerals.GROUP_SPACE[numerals.SCREEN]
 
 # LaTeX through one template that needs only the TeX packages setup.sh installs.
