@@ -8,12 +8,11 @@ tiny one); paths inside a plan are relative to the repository root, or absolute.
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.script import Script, load_script
+from voiceover.script import Script, declared_script, load_script
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PLAN_PATH = Path(__file__).resolve().parent / "plan.toml"
@@ -70,17 +69,6 @@ def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
     if dupes:
         raise ValueError(f"{path}: scene names repeat: {sorted(dupes)}")
     return tuple(scenes)
-
-
-def declared_script(module: Path, class_name: str) -> str | None:
-    """The `script = "..."` a scene class declares in its source (read, not imported:
-    loading a plan must not import manim)."""
-    source = module.read_text(encoding="utf-8")
-    match = re.search(rf"^class {re.escape(class_name)}\(.*?\):\s*\n((?:[ \t]+.*\n|\s*\n)*)", source, re.MULTILINE)
-    if not match:
-        return None
-    found = re.search(r"^[ \t]+script\s*=\s*[\"'](\w+)[\"']", match.group(1), re.MULTILINE)
-    return found.group(1) if found else None
 
 
 def _script_of(module: Path, class_name: str, planned: str | None, label: str) -> str:

@@ -28,3 +28,9 @@ def test_the_lectures_plan_names_no_script_twice():
     text = (REPO_ROOT / "lecture" / "plan.toml").read_text(encoding="utf-8")
     assert not any(line.startswith("script") for line in text.splitlines())
     assert len(load_plan()) >= 17
+
+
+def test_narrate_reads_the_same_scripts_from_the_plan_as_the_build():
+    from voiceover.narrate import plan_scripts
+
+    assert [(n.scene, n.script) for n in plan_scripts()] == [(s.name, s.script) for s in load_plan()]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from voiceover.engines import DEFAULT_ENGINE, ENGINE_NAMES, EngineError, identity, resolve_engine
 from voiceover.paths import REPO_ROOT
-from voiceover.script import ScriptError
+from voiceover.script import ScriptError, declared_script
 
 PLAN_PATH = REPO_ROOT / "lecture" / "plan.toml"
 
@@ -54,10 +54,16 @@ def plan_scripts(path: Path | None = None) -> list[PlannedNarration]:
         raise PlanError(f"{path}: TOML syntax error: {err}") from None
     scenes = []
     for i, entry in enumerate(data.get("scene", []), start=1):
-        if not isinstance(entry.get("name"), str) or not isinstance(entry.get("script"), str):
-            raise PlanError(f"{path}: [[scene]] #{i} needs `name` and `script`")
+        script = entry.get("script")
+        if script is None and isinstance(entry.get("module"), str) and isinstance(entry.get("class"), str):
+            module = REPO_ROOT / entry["module"]
+            # The narration name is written once, in the scene's class (see lecture.plan).
+            script = declared_script(module, entry["class"]) if module.exists() else None
+        if not isinstance(entry.get("name"), str) or not isinstance(script, str):
+            raise PlanError(f"{path}: [[scene]] #{i} needs `name`, and `script` or a `module` and `class` "
+                            f"whose class declares `script = \"...\"`")
         explicit = REPO_ROOT / entry["script_path"] if "script_path" in entry else None
-        scenes.append(PlannedNarration(entry["name"], entry["script"], explicit))
+        scenes.append(PlannedNarration(entry["name"], script, explicit))
     if not scenes:
         raise PlanError(f"{path}: the plan lists no [[scene]]")
     return scenes

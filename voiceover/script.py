@@ -173,3 +173,14 @@ def _line_at(text: str, index: int, text_line: int) -> int:
 def _line_of(text: str, needle: str, text_line: int) -> int:
     index = text.find(needle)
     return _line_at(text, max(index, 0), text_line)
+
+
+def declared_script(module: Path, class_name: str) -> str | None:
+    """The `script = "..."` a scene class declares in its source (read, not imported:
+    loading a plan must not import manim)."""
+    source = module.read_text(encoding="utf-8")
+    match = re.search(rf"^class {re.escape(class_name)}\(.*?\):\s*\n((?:[ \t]+.*\n|\s*\n)*)", source, re.MULTILINE)
+    if not match:
+        return None
+    found = re.search(r"^[ \t]+script\s*=\s*[\"'](\w+)[\"']", match.group(1), re.MULTILINE)
+    return found.group(1) if found else None
