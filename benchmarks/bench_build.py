@@ -14,6 +14,7 @@ start from nothing rendered and the lecturer's files are never edited. Prints:
 
 Takes several minutes: two full renders of the lecture.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,8 +62,11 @@ def plan(repo: Path) -> list[dict]:
 
 
 def script_file(repo: Path, entry: dict) -> Path:
-    return repo / entry["script_path"] if "script_path" in entry else \
-        repo / "voiceover" / "script" / "es" / f"{entry['script']}.toml"
+    return (
+        repo / entry["script_path"]
+        if "script_path" in entry
+        else repo / "voiceover" / "script" / "es" / f"{entry['script']}.toml"
+    )
 
 
 def edit_one_beat(repo: Path) -> tuple[str, str]:
@@ -79,14 +83,19 @@ def edit_one_beat(repo: Path) -> tuple[str, str]:
 
 
 def last_render_s(repo: Path, scene: str) -> float:
-    records = sorted((repo / ".cache" / "build" / "preview" / scene).glob("*.record.json"),
-                     key=lambda p: p.stat().st_mtime)
+    records = sorted(
+        (repo / ".cache" / "build" / "preview" / scene).glob("*.record.json"), key=lambda p: p.stat().st_mtime
+    )
     return json.loads(records[-1].read_text(encoding="utf-8"))["render_s"]
 
 
 def video_s(path: Path) -> float:
-    proc = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
-                           str(path)], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(proc.stdout)
 
 
@@ -118,11 +127,15 @@ def main() -> int:
         ratio = full_2 / lecture_s
         print(f"clase: {len(scenes)} escenas, {lecture_s:.1f} s de vídeo (preview, 854x480, 15 fps)")
         print(f"compilación completa, --jobs 1: {full_1:7.1f} s")
-        print(f"compilación completa, --jobs 2: {full_2:7.1f} s   aceleración {speedup:.2f}x "
-              f"(objetivo >= 1.6x): {verdict(speedup >= 1.6)}")
+        print(
+            f"compilación completa, --jobs 2: {full_2:7.1f} s   aceleración {speedup:.2f}x "
+            f"(objetivo >= 1.6x): {verdict(speedup >= 1.6)}"
+        )
         print(f"recompilación sin cambios:      {unchanged:7.1f} s   (objetivo < 3 s): {verdict(unchanged < 3)}")
-        print(f"tras editar el beat «{beat}» de «{scene}»: {edited:.1f} s; render propio de la escena "
-              f"{own:.1f} s; diferencia {edited - own:+.1f} s (objetivo <= +10 s): {verdict(edited <= own + 10)}")
+        print(
+            f"tras editar el beat «{beat}» de «{scene}»: {edited:.1f} s; render propio de la escena "
+            f"{own:.1f} s; diferencia {edited - own:+.1f} s (objetivo <= +10 s): {verdict(edited <= own + 10)}"
+        )
         print(f"tiempo de render / tiempo de vídeo, --jobs 2: {ratio:.2f} (objetivo <= 1.0): {verdict(ratio <= 1.0)}")
         if args.keep:
             print(f"copia conservada en {tmp}")

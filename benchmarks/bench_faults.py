@@ -8,6 +8,7 @@ damaged, built once, and checked: every frame there, each scene's narration with
 its own file and sounding as the undamaged lecture's, subtitles intact. Prints one line per
 fault and the tally by kind. Also run, with assertions, by tests/test_build_damage.py.
 """
+
 from __future__ import annotations
 
 import collections
@@ -44,8 +45,11 @@ def main() -> int:
                     os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
             tally[fault.damage][0] += 1
             tally[fault.damage][1] += not problems
-            print(f"{fault.name:28s} {'correcta' if not problems else 'MAL: ' + '; '.join(problems)}"
-                  f"  ({time.monotonic() - start:.1f} s)", flush=True)
+            print(
+                f"{fault.name:28s} {'correcta' if not problems else 'MAL: ' + '; '.join(problems)}"
+                f"  ({time.monotonic() - start:.1f} s)",
+                flush=True,
+            )
     injected = sum(n for n, _ in tally.values())
     correct = sum(ok for _, ok in tally.values())
     kinds = ", ".join(f"{kind} {n}" for kind, (n, _) in tally.items())

@@ -12,6 +12,7 @@ inflates less than the wall clock. Kokoro's model load is timed apart. With --mi
 engine's narration track is also assembled, normalised to -16 LUFS and subtitled, and
 those steps are timed too. The user's cache is not touched.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,9 @@ sys.path.insert(0, str(REPO))
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenes", nargs="*")
-    parser.add_argument("--engines", default="kokoro,espeak",
-                        help="comma-separated engines to compare (default: kokoro,espeak)")
+    parser.add_argument(
+        "--engines", default="kokoro,espeak", help="comma-separated engines to compare (default: kokoro,espeak)"
+    )
     parser.add_argument("--engine", help="a single engine (same as --engines NAME)")
     parser.add_argument("--mix", action="store_true", help="also time mixing, loudness and subtitles")
     args = parser.parse_args(argv)
@@ -41,8 +43,13 @@ def main(argv: list[str]) -> int:
 
     plan = select_scenes(plan_scripts(), args.scenes, plan_path())
     scripts = [(entry, load_script(entry.script, entry.script_path)) for entry in plan]
-    keys = {m.group(1).partition(":")[0] for _, s in scripts for b in s.beats for seg in b.segments
-            for m in FIELD_RE.finditer(seg)}
+    keys = {
+        m.group(1).partition(":")[0]
+        for _, s in scripts
+        for b in s.beats
+        for seg in b.segments
+        for m in FIELD_RE.finditer(seg)
+    }
     values = {key: default_lookup(key) for key in sorted(keys)}  # ffn_core's own cost, not timed
     names = [args.engine] if args.engine else [n.strip() for n in args.engines.split(",") if n.strip()]
     summary = []
@@ -60,8 +67,10 @@ def main(argv: list[str]) -> int:
         print()
         print(f"{'engine':<12}{'audio s':>9}{'synth s':>9}{'RTF':>7}{'CPU s/s':>9}{'load s':>8}{'cached s':>10}")
         for row in summary:
-            print(f"{row['engine']:<12}{row['audio']:>9.1f}{row['scratch']:>9.1f}{row['scratch'] / row['audio']:>7.2f}"
-                  f"{row['cpu'] / row['audio']:>9.2f}{row['load']:>8.1f}{row['cached']:>10.3f}")
+            print(
+                f"{row['engine']:<12}{row['audio']:>9.1f}{row['scratch']:>9.1f}{row['scratch'] / row['audio']:>7.2f}"
+                f"{row['cpu'] / row['audio']:>9.2f}{row['load']:>8.1f}{row['cached']:>10.3f}"
+            )
         print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 
@@ -96,19 +105,30 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
             for _ in range(2):
                 stats = NarrationStats()
                 start, cpu = time.perf_counter(), _cpu()
-                timeline = build_timeline(entry.script, engine=engine, lookup=values.__getitem__,
-                                          script=script, stats=stats)
+                timeline = build_timeline(
+                    entry.script, engine=engine, lookup=values.__getitem__, script=script, stats=stats
+                )
                 runs.append((time.perf_counter() - start, _cpu() - cpu, stats))
             (scratch, cpu, first), (cached, _, second) = runs
             assert second.synthesized == 0 and second.cached == first.synthesized, (first, second)
             timelines.append(timeline)
             n = first.synthesized
-            print(f"{entry.scene:<16}{timeline.total_s:>9.1f}{n:>10}{scratch:>11.2f}{cached:>9.3f}"
-                  f"{scratch / timeline.total_s:>7.2f}", flush=True)
-            totals = [totals[0] + timeline.total_s, totals[1] + n, totals[2] + scratch, totals[3] + cached,
-                      totals[4] + cpu]
-        print(f"{'total':<16}{totals[0]:>9.1f}{totals[1]:>10}{totals[2]:>11.2f}{totals[3]:>9.3f}"
-              f"{totals[2] / totals[0]:>7.2f}")
+            print(
+                f"{entry.scene:<16}{timeline.total_s:>9.1f}{n:>10}{scratch:>11.2f}{cached:>9.3f}"
+                f"{scratch / timeline.total_s:>7.2f}",
+                flush=True,
+            )
+            totals = [
+                totals[0] + timeline.total_s,
+                totals[1] + n,
+                totals[2] + scratch,
+                totals[3] + cached,
+                totals[4] + cpu,
+            ]
+        print(
+            f"{'total':<16}{totals[0]:>9.1f}{totals[1]:>10}{totals[2]:>11.2f}{totals[3]:>9.3f}"
+            f"{totals[2] / totals[0]:>7.2f}"
+        )
 
         if mix:
             from voiceover.mix import concat_wavs, normalize, write_scene_track
@@ -127,11 +147,19 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
             write_vtt(timelines, out / "lecture.vtt")
             subtitled = time.perf_counter() - start
             minutes = totals[0] / 60
-            print(f"mix: assemble {assembled:.2f} s, normalise {normalised:.2f} s "
-                  f"({normalised / minutes:.2f} s per minute of audio; {loudness.integrated_lufs:.1f} LUFS, "
-                  f"{loudness.true_peak_dbtp:.1f} dBTP), subtitles {subtitled:.3f} s")
-    return {"engine": engine.name, "audio": totals[0], "scratch": totals[2], "cached": totals[3],
-            "cpu": totals[4], "load": load_s}
+            print(
+                f"mix: assemble {assembled:.2f} s, normalise {normalised:.2f} s "
+                f"({normalised / minutes:.2f} s per minute of audio; {loudness.integrated_lufs:.1f} LUFS, "
+                f"{loudness.true_peak_dbtp:.1f} dBTP), subtitles {subtitled:.3f} s"
+            )
+    return {
+        "engine": engine.name,
+        "audio": totals[0],
+        "scratch": totals[2],
+        "cached": totals[3],
+        "cpu": totals[4],
+        "load": load_s,
+    }
 
 
 if __name__ == "__main__":

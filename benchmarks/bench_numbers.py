@@ -38,11 +38,14 @@ print(json.dumps({"seconds": elapsed, "numbers": {n.key: n.value for n in number
 
 def _run(cache_dir: str) -> tuple[float, float, dict]:
     """(seconds inside the child, wall seconds including interpreter start, numbers)."""
-    env = {**os.environ, "FFN_CACHE_DIR": cache_dir, "HF_HUB_OFFLINE": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "FFN_CACHE_DIR": cache_dir,
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", _CHILD], cwd=REPO, env=env, capture_output=True,
-                            text=True)
+    result = subprocess.run([sys.executable, "-c", _CHILD], cwd=REPO, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if result.returncode:
         sys.exit(f"benchmark child failed:\n{result.stderr}")
@@ -63,18 +66,24 @@ def main() -> int:
     same = first == second
     ratio = scratch / cached if cached else float("inf")
     print(f"numbers computed:        {len(first)}")
-    print(f"from scratch:            {scratch:7.2f} s  (wall with interpreter start {scratch_wall:.2f} s; "
-          f"target < {SCRATCH_TARGET_S:.0f} s)")
-    print(f"from cache:              {cached:7.2f} s  (wall with interpreter start {cached_wall:.2f} s; "
-          f"target < {CACHE_TARGET_S:.0f} s)")
+    print(
+        f"from scratch:            {scratch:7.2f} s  (wall with interpreter start {scratch_wall:.2f} s; "
+        f"target < {SCRATCH_TARGET_S:.0f} s)"
+    )
+    print(
+        f"from cache:              {cached:7.2f} s  (wall with interpreter start {cached_wall:.2f} s; "
+        f"target < {CACHE_TARGET_S:.0f} s)"
+    )
     print(f"speed-up (scratch/cache): {ratio:6.1f} x")
     print(f"cache gives the same numbers:        {'yes' if same else 'NO'}")
     print(f"a second scratch run gives the same: {'yes' if deterministic else 'NO'}")
     for label, other in (("cache", second), ("second scratch run", again)):
         differing = sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k))
         if differing:
-            print(f"  keys that differ in the {label}: {', '.join(differing[:10])}"
-                  + (" ..." if len(differing) > 10 else ""))
+            print(
+                f"  keys that differ in the {label}: {', '.join(differing[:10])}"
+                + (" ..." if len(differing) > 10 else "")
+            )
     ok = scratch < SCRATCH_TARGET_S and cached < CACHE_TARGET_S and same and deterministic
     return 0 if ok or not args.check else 1
 

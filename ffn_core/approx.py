@@ -89,9 +89,12 @@ def fit_relu(n_neurons: int, n_samples: int = 401) -> ReluFit:
     fitted = design @ solution
     error = fitted - y
     return ReluFit(
-        n_neurons=n_neurons, folds=tuple(map(float, folds)),
-        output_weights=tuple(map(float, solution[:-1])), output_bias=float(solution[-1]),
-        curve=tuple(map(float, fitted)), rms_error=float(math.sqrt(np.mean(error**2))),
+        n_neurons=n_neurons,
+        folds=tuple(map(float, folds)),
+        output_weights=tuple(map(float, solution[:-1])),
+        output_bias=float(solution[-1]),
+        curve=tuple(map(float, fitted)),
+        rms_error=float(math.sqrt(np.mean(error**2))),
         max_error=float(np.max(np.abs(error))),
     )
 
@@ -101,6 +104,8 @@ def fit_all(neuron_counts: tuple[int, ...] = NEURON_COUNTS, n_samples: int = 401
     """The target and its ReLU fits for every neuron count."""
     x = np.linspace(*INTERVAL, n_samples)
     return ApproximationResult(
-        formula=TARGET_FORMULA, x=tuple(map(float, x)), target=tuple(map(float, target(x))),
+        formula=TARGET_FORMULA,
+        x=tuple(map(float, x)),
+        target=tuple(map(float, target(x))),
         fits=tuple(fit_relu(n, n_samples) for n in neuron_counts),
     )

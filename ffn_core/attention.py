@@ -54,8 +54,9 @@ def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
     return x.view(batch, seq, n_heads, width // n_heads).transpose(1, 2)
 
 
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, n_heads: int,
-           n_kv_heads: int, causal: bool) -> tuple[torch.Tensor, AttentionInternals]:
+def attend(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, n_heads: int, n_kv_heads: int, causal: bool
+) -> tuple[torch.Tensor, AttentionInternals]:
     """softmax(Q K^T / sqrt(head_dim) + mask) V per head; returns (output, internals).
 
     ``q`` is (batch, seq, n_heads * head_dim); ``k`` and ``v`` are
@@ -94,9 +95,13 @@ def to_trace(internals: AttentionInternals, tokens: tuple[str, ...], layer: int)
     """Plain-float trace of the first batch element of ``internals``."""
     scores = internals.scores[0].detach()
     return AttentionTrace(
-        tokens=tuple(tokens), layer=layer, n_heads=scores.shape[0],
-        head_dim=round(1.0 / internals.scale**2), scale=internals.scale,
-        scores=_matrices(scores), scaled_scores=_matrices(internals.scaled_scores[0].detach()),
+        tokens=tuple(tokens),
+        layer=layer,
+        n_heads=scores.shape[0],
+        head_dim=round(1.0 / internals.scale**2),
+        scale=internals.scale,
+        scores=_matrices(scores),
+        scaled_scores=_matrices(internals.scaled_scores[0].detach()),
         masked_scores=_matrices(internals.masked_scores[0].detach()),
         weights=_matrices(internals.weights[0].detach()),
     )

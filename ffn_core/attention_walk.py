@@ -84,8 +84,7 @@ def _matrix(tensor) -> Matrix:
     return tuple(tuple(float(x) for x in row) for row in tensor.tolist())
 
 
-def walk(model, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE,
-         layer: int = WALK_LAYER) -> AttentionWalk:
+def walk(model, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE, layer: int = WALK_LAYER) -> AttentionWalk:
     """The stages of ``model``'s attention in block ``layer`` on ``sentence`` (no caching).
 
     Raises ValueError when the stages recomputed here differ from what the block itself
@@ -105,8 +104,9 @@ def walk(model, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE,
         x = block.norm1(model.residual(ids, upto_layer=layer))
         q, k, v = attention.q(x), attention.k(x), attention.v(x)
         _, internals = attend(q, k, v, attention.n_heads, attention.n_kv_heads, causal=True)
-        qh, kh, vh = (split_heads(t, n) for t, n in
-                      ((q, attention.n_heads), (k, attention.n_kv_heads), (v, attention.n_kv_heads)))
+        qh, kh, vh = (
+            split_heads(t, n) for t, n in ((q, attention.n_heads), (k, attention.n_kv_heads), (v, attention.n_kv_heads))
+        )
         group = attention.n_heads // attention.n_kv_heads
         kh, vh = kh.repeat_interleave(group, dim=1), vh.repeat_interleave(group, dim=1)
         head_out = internals.weights @ vh  # (1, heads, tokens, head_dim)
@@ -125,22 +125,40 @@ def walk(model, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE,
     visible = (~torch.ones(seq, seq, dtype=torch.bool).triu(1)).float()
     heads = tuple(
         HeadWalk(
-            head=h, q=_matrix(qh[0, h]), k=_matrix(kh[0, h]), v=_matrix(vh[0, h]),
-            scores=_matrix(internals.scores[0, h]), scaled=_matrix(internals.scaled_scores[0, h]),
-            visible=_matrix(visible), weights=_matrix(internals.weights[0, h]),
+            head=h,
+            q=_matrix(qh[0, h]),
+            k=_matrix(kh[0, h]),
+            v=_matrix(vh[0, h]),
+            scores=_matrix(internals.scores[0, h]),
+            scaled=_matrix(internals.scaled_scores[0, h]),
+            visible=_matrix(visible),
+            weights=_matrix(internals.weights[0, h]),
             row_sums=tuple(float(s) for s in internals.weights[0, h].sum(dim=-1)),
             output=_matrix(head_out[0, h]),
         )
         for h in range(attention.n_heads)
     )
     return AttentionWalk(
-        sentence=sentence, tokens=tuple(sentence.split()), layer=layer, d_model=model.config.d_model,
-        n_heads=attention.n_heads, head_dim=qh.shape[-1], scale=internals.scale, input=_matrix(x[0]), heads=heads,
+        sentence=sentence,
+        tokens=tuple(sentence.split()),
+        layer=layer,
+        d_model=model.config.d_model,
+        n_heads=attention.n_heads,
+        head_dim=qh.shape[-1],
+        scale=internals.scale,
+        input=_matrix(x[0]),
+        heads=heads,
     )
 
 
-@disk_cached("ffn_core.memory_model", "ffn_core.memory", "ffn_core.modules", "ffn_core.attention",
-             "ffn_core.seeding", "ffn_core.params")
+@disk_cached(
+    "ffn_core.memory_model",
+    "ffn_core.memory",
+    "ffn_core.modules",
+    "ffn_core.attention",
+    "ffn_core.seeding",
+    "ffn_core.params",
+)
 def solve(seed: int = 0, sentence: str = ATTENTION_SENTENCE, layer: int = WALK_LAYER) -> AttentionWalk:
     """Train the fact model (seeded, as ``ffn_core.memory.solve`` does) and walk its attention."""
     from ffn_core.memory_model import train

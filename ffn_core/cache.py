@@ -21,8 +21,9 @@ import os
 import pickle
 import platform
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -45,7 +46,7 @@ def _version(package: str) -> str:
         return "absent"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _environment_fingerprint() -> str:
     # Results of float computations may change with these versions.
     return "|".join((platform.python_version(), _version("numpy"), _version("torch")))
@@ -97,8 +98,7 @@ def store(key: str, value: Any) -> Path:
     directory = cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{key}.pkl"
-    handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{key[:16]}.", suffix=".tmp",
-                                         delete=False)
+    handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{key[:16]}.", suffix=".tmp", delete=False)
     try:
         with handle:
             pickle.dump((key, value), handle, protocol=pickle.HIGHEST_PROTOCOL)

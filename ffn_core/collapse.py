@@ -57,8 +57,9 @@ ExactMatrix = list[list[Fraction]]
 def _matmul(a: ExactMatrix, b: ExactMatrix) -> ExactMatrix:
     if len(a[0]) != len(b):
         raise ValueError(f"cannot multiply a {len(a)}x{len(a[0])} matrix by a {len(b)}x{len(b[0])} one")
-    return [[sum((a[i][k] * b[k][j] for k in range(len(b))), Fraction(0)) for j in range(len(b[0]))]
-            for i in range(len(a))]
+    return [
+        [sum((a[i][k] * b[k][j] for k in range(len(b))), Fraction(0)) for j in range(len(b[0]))] for i in range(len(a))
+    ]
 
 
 def _as_floats(m: ExactMatrix) -> Matrix:
@@ -89,12 +90,21 @@ def solve(seed: int = DEFAULT_SEED) -> CollapseResult:
     zero_entry = any(v == 0 for m in (w1, w2, product) for row in m for v in row)
     silenced = tuple(i for i, v in enumerate(hidden[0]) if v < 0)
     if zero_entry or not silenced or len(silenced) == D_HIDDEN:
-        raise ValueError(f"ffn_core.collapse: seed {seed} gives an unclear example (zero entry: {zero_entry}, "
-                         f"silenced neurons: {len(silenced)} of {D_HIDDEN}); pick another seed")
+        raise ValueError(
+            f"ffn_core.collapse: seed {seed} gives an unclear example (zero entry: {zero_entry}, "
+            f"silenced neurons: {len(silenced)} of {D_HIDDEN}); pick another seed"
+        )
     gap = max(abs(a - b) for a, b in zip(linear_output[0], relu_output[0]))
     return CollapseResult(
-        seed=seed, w1=_as_floats(w1), w2=_as_floats(w2), product=_as_floats(product),
-        x=_as_floats(x)[0], hidden=_as_floats(hidden)[0], hidden_relu=_as_floats(hidden_relu)[0],
-        linear_output=_as_floats(linear_output)[0], relu_output=_as_floats(relu_output)[0],
-        silenced=silenced, max_difference=float(gap),
+        seed=seed,
+        w1=_as_floats(w1),
+        w2=_as_floats(w2),
+        product=_as_floats(product),
+        x=_as_floats(x)[0],
+        hidden=_as_floats(hidden)[0],
+        hidden_relu=_as_floats(hidden_relu)[0],
+        linear_output=_as_floats(linear_output)[0],
+        relu_output=_as_floats(relu_output)[0],
+        silenced=silenced,
+        max_difference=float(gap),
     )

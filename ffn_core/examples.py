@@ -23,12 +23,8 @@ Matrix = tuple[Vector, ...]
 
 # Seed ffn-interactivo.txt ("expandir" y "contraer"), as decimal strings so they are exact.
 SEED_INPUT = ("3", "5")
-SEED_EXPAND = (("0.5", "0.2", "0.1", "0.3"),
-               ("0.1", "0.4", "0.5", "0.2"))
-SEED_CONTRACT = (("0.2", "0.3"),
-                 ("0.4", "0.1"),
-                 ("0.1", "0.5"),
-                 ("0.3", "0.2"))
+SEED_EXPAND = (("0.5", "0.2", "0.1", "0.3"), ("0.1", "0.4", "0.5", "0.2"))
+SEED_CONTRACT = (("0.2", "0.3"), ("0.4", "0.1"), ("0.1", "0.5"), ("0.3", "0.2"))
 
 
 @dataclass(frozen=True)
@@ -122,8 +118,9 @@ class WordWalkthrough:
         return self.trace.output
 
 
-def word_walkthrough(word: str = "perro", embedding: Vector = PERRO_EMBEDDING, d_ff: int = 8,
-                     seed: int = 6) -> WordWalkthrough:
+def word_walkthrough(
+    word: str = "perro", embedding: Vector = PERRO_EMBEDDING, d_ff: int = 8, seed: int = 6
+) -> WordWalkthrough:
     """``word``'s embedding through a ReLU FFN with seeded weights rounded to 2 decimals.
 
     Weights are drawn N(0, 1/fan_in) (the usual initialisation scale) from
@@ -136,5 +133,6 @@ def word_walkthrough(word: str = "perro", embedding: Vector = PERRO_EMBEDDING, d
     w_out = np.round(rng.normal(0.0, 1.0 / np.sqrt(d_ff), size=(d_ff, d)), 2)
     trace = ffn_forward("relu", embedding, w_in, w_out)
     as_matrix = lambda m: tuple(tuple(float(v) for v in row) for row in m)  # noqa: E731
-    return WordWalkthrough(word=word, seed=seed, w_in=as_matrix(w_in), w_out=as_matrix(w_out),
-                           trace=trace, n_active=sum(trace.active))
+    return WordWalkthrough(
+        word=word, seed=seed, w_in=as_matrix(w_in), w_out=as_matrix(w_out), trace=trace, n_active=sum(trace.active)
+    )

@@ -10,9 +10,8 @@ All arithmetic is float64 numpy: these are the small worked examples a scene wri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -73,8 +72,9 @@ def _bias(b: np.ndarray | None, width: int) -> np.ndarray:
     return np.zeros(width) if b is None else np.asarray(b, dtype=float)
 
 
-def ffn_forward(kind: str, x, w_in, w_out, b_in=None, b_out=None, w_gate=None,
-                gelu_approximate: str = "none") -> FfnTrace:
+def ffn_forward(
+    kind: str, x, w_in, w_out, b_in=None, b_out=None, w_gate=None, gelu_approximate: str = "none"
+) -> FfnTrace:
     """One FFN forward pass of ``kind`` ("relu", "gelu", "swiglu") exposing each stage.
 
     For SwiGLU, ``w_gate`` (d x d_ff) is the gate branch and ``w_in`` the up branch.
@@ -101,9 +101,17 @@ def ffn_forward(kind: str, x, w_in, w_out, b_in=None, b_out=None, w_gate=None,
     else:
         raise ValueError(f"unknown FFN kind {kind!r}; expected 'relu', 'gelu' or 'swiglu'")
     output = hidden @ w_out + _bias(b_out, d_out)
-    return FfnTrace(kind=kind, x=_vec(x), pre_activation=_vec(pre), activation=_vec(act),
-                    gate=_vec(gate), up=_vec(up), hidden=_vec(hidden), output=_vec(output),
-                    active=tuple(bool(a) for a in active))
+    return FfnTrace(
+        kind=kind,
+        x=_vec(x),
+        pre_activation=_vec(pre),
+        activation=_vec(act),
+        gate=_vec(gate),
+        up=_vec(up),
+        hidden=_vec(hidden),
+        output=_vec(output),
+        active=tuple(bool(a) for a in active),
+    )
 
 
 @dataclass(frozen=True)
@@ -143,8 +151,14 @@ def key_value_reading(x, w_in, w_out, b_in=None, b_out=None, activation: str = "
         terms.append(_vec(term))
     matrix = ffn_forward(activation, x, w_in, w_out, b_in, b_out).output
     difference = float(np.max(np.abs(total - np.asarray(matrix)))) if d_out else 0.0
-    return KeyValueReading(match=tuple(match), coefficient=tuple(coefficient), terms=tuple(terms),
-                           output=_vec(total), matrix_output=matrix, max_abs_difference=difference)
+    return KeyValueReading(
+        match=tuple(match),
+        coefficient=tuple(coefficient),
+        terms=tuple(terms),
+        output=_vec(total),
+        matrix_output=matrix,
+        max_abs_difference=difference,
+    )
 
 
 @dataclass(frozen=True)
@@ -188,8 +202,15 @@ def swiglu_width(model: str = "llama2_7b") -> SwigluWidth:
     relu_params = 2 * d * 4 * d
     swiglu_params = 3 * d * width  # gate, up and down matrices, no biases
     return SwigluWidth(
-        model=model, d_model=d, relu_width=4 * d, two_thirds_width=int(2 * (4 * d) / 3),
-        multiple_of=multiple_of, ffn_dim_multiplier=multiplier, swiglu_width=width,
-        published_d_ff=config.d_ff, relu_params=relu_params, swiglu_params=swiglu_params,
+        model=model,
+        d_model=d,
+        relu_width=4 * d,
+        two_thirds_width=int(2 * (4 * d) / 3),
+        multiple_of=multiple_of,
+        ffn_dim_multiplier=multiplier,
+        swiglu_width=width,
+        published_d_ff=config.d_ff,
+        relu_params=relu_params,
+        swiglu_params=swiglu_params,
         param_ratio=swiglu_params / relu_params,
     )

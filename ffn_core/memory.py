@@ -58,9 +58,19 @@ EDIT_LAYER = 0  # the first block's FFN, read at the subject's position (as ROME
 def tiny_config(vocab_size: int) -> ModelConfig:
     """The memory model's architecture (not a published model)."""
     return ModelConfig(
-        name="memory_tiny", display_name="transformer de hechos", vocab_size=vocab_size,
-        d_model=32, n_layers=2, n_heads=2, n_kv_heads=2, d_ff=128, ffn_kind="relu",
-        max_positions=8, norm_kind="layernorm", tied_embeddings=False, attention_bias=True,
+        name="memory_tiny",
+        display_name="transformer de hechos",
+        vocab_size=vocab_size,
+        d_model=32,
+        n_layers=2,
+        n_heads=2,
+        n_kv_heads=2,
+        d_ff=128,
+        ffn_kind="relu",
+        max_positions=8,
+        norm_kind="layernorm",
+        tied_embeddings=False,
+        attention_bias=True,
         ffn_bias=True,
     )
 
@@ -155,8 +165,7 @@ class MemoryResult:
 ATTENTION_SENTENCE = "el limón es ácido"
 
 
-@disk_cached("ffn_core.memory_model", "ffn_core.modules", "ffn_core.attention", "ffn_core.seeding",
-             "ffn_core.params")
+@disk_cached("ffn_core.memory_model", "ffn_core.modules", "ffn_core.attention", "ffn_core.seeding", "ffn_core.params")
 def solve(seed: int = 0) -> MemoryResult:
     """Train the fact model, read its FFN and attention, then edit one fact."""
     from ffn_core.memory_model import build_result

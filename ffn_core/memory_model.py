@@ -8,9 +8,22 @@ from __future__ import annotations
 import torch
 
 from ffn_core.attention import AttentionTrace, to_trace
-from ffn_core.memory import (ATTENTION_SENTENCE, EDIT_LAYER, EDIT_NEW_ANSWER, EDIT_PROMPT, FACTS,
-                             SUBJECT_POSITION, TRAIN_STEPS, EditResult, MemoryResult, NeuronReading, Recall,
-                             SubjectNeurons, tiny_config, vocabulary)
+from ffn_core.memory import (
+    ATTENTION_SENTENCE,
+    EDIT_LAYER,
+    EDIT_NEW_ANSWER,
+    EDIT_PROMPT,
+    FACTS,
+    SUBJECT_POSITION,
+    TRAIN_STEPS,
+    EditResult,
+    MemoryResult,
+    NeuronReading,
+    Recall,
+    SubjectNeurons,
+    tiny_config,
+    vocabulary,
+)
 from ffn_core.modules import DecoderLM, count_parameters
 from ffn_core.seeding import deterministic
 
@@ -55,8 +68,15 @@ def recall(model: DecoderLM, vocab: tuple[str, ...], facts=FACTS) -> tuple[Recal
     results = []
     for (prompt, expected), row in zip(facts, probabilities):
         best = int(row.argmax())
-        results.append(Recall(prompt=prompt, expected=expected, predicted=vocab[best],
-                              probability=float(row[best]), correct=vocab[best] == expected))
+        results.append(
+            Recall(
+                prompt=prompt,
+                expected=expected,
+                predicted=vocab[best],
+                probability=float(row[best]),
+                correct=vocab[best] == expected,
+            )
+        )
     return tuple(results)
 
 
@@ -72,9 +92,15 @@ def _ffn_hidden(model: DecoderLM, prompts: torch.Tensor, layer: int, position: i
         block.record, block.last_ffn_trace, block.last_ffn_input = False, None, None
 
 
-def read_subject_neurons(model: DecoderLM, vocab, facts=FACTS, layer: int = EDIT_LAYER,
-                         position: int = SUBJECT_POSITION, top_k: int = 3,
-                         promoted_k: int = 3) -> tuple[SubjectNeurons, ...]:
+def read_subject_neurons(
+    model: DecoderLM,
+    vocab,
+    facts=FACTS,
+    layer: int = EDIT_LAYER,
+    position: int = SUBJECT_POSITION,
+    top_k: int = 3,
+    promoted_k: int = 3,
+) -> tuple[SubjectNeurons, ...]:
     """Which neurons of ``layer``'s FFN fire at ``position`` for each fact's prompt, and
     which words their values push up (read through the final norm's scale and the head)."""
     hidden = _ffn_hidden(model, _prompt_batch(facts, vocab), layer, position)
@@ -87,14 +113,20 @@ def read_subject_neurons(model: DecoderLM, vocab, facts=FACTS, layer: int = EDIT
         top = torch.topk(row, top_k)
         neurons = tuple(
             NeuronReading(
-                neuron=int(i), activation=float(a),
-                promotes=tuple(vocab[int(w)]
-                               for w in torch.topk(value_logits[:, int(i)], promoted_k).indices),
+                neuron=int(i),
+                activation=float(a),
+                promotes=tuple(vocab[int(w)] for w in torch.topk(value_logits[:, int(i)], promoted_k).indices),
             )
             for a, i in zip(top.values, top.indices)
         )
-        readings.append(SubjectNeurons(subject=prompt.split()[SUBJECT_POSITION], prompt=prompt,
-                                       active_share=float((row > 0).float().mean()), top=neurons))
+        readings.append(
+            SubjectNeurons(
+                subject=prompt.split()[SUBJECT_POSITION],
+                prompt=prompt,
+                active_share=float((row > 0).float().mean()),
+                top=neurons,
+            )
+        )
     return tuple(readings)
 
 
@@ -107,15 +139,17 @@ def attention_on(model: DecoderLM, vocab, sentence: str = ATTENTION_SENTENCE) ->
     try:
         with torch.no_grad():
             model(ids)
-        return tuple(to_trace(block.attention.last_internals, tokens, layer)
-                     for layer, block in enumerate(model.blocks))
+        return tuple(
+            to_trace(block.attention.last_internals, tokens, layer) for layer, block in enumerate(model.blocks)
+        )
     finally:
         for block in model.blocks:
             block.attention.record, block.attention.last_internals = False, None
 
 
-def _new_value(model: DecoderLM, ids: torch.Tensor, layer: int, key_output: torch.Tensor,
-               target: int, steps: int = 200) -> torch.Tensor:
+def _new_value(
+    model: DecoderLM, ids: torch.Tensor, layer: int, key_output: torch.Tensor, target: int, steps: int = 200
+) -> torch.Tensor:
     """The FFN output at the subject's position that makes the model answer ``target``.
 
     Found by gradient descent on a residual change ``delta`` added to the FFN's output at
@@ -145,8 +179,15 @@ def _new_value(model: DecoderLM, ids: torch.Tensor, layer: int, key_output: torc
     return (key_output + delta).detach()
 
 
-def rank_one_edit(model: DecoderLM, vocab, prompt: str = EDIT_PROMPT, new_answer: str = EDIT_NEW_ANSWER,
-                  layer: int = EDIT_LAYER, facts=FACTS, ridge: float = 1e-2) -> EditResult:
+def rank_one_edit(
+    model: DecoderLM,
+    vocab,
+    prompt: str = EDIT_PROMPT,
+    new_answer: str = EDIT_NEW_ANSWER,
+    layer: int = EDIT_LAYER,
+    facts=FACTS,
+    ridge: float = 1e-2,
+) -> EditResult:
     """Edit ``model`` in place so ``prompt`` is answered ``new_answer``; measure the others."""
     prompts = [p for p, _ in facts]
     if prompt not in prompts:
@@ -185,11 +226,19 @@ def rank_one_edit(model: DecoderLM, vocab, prompt: str = EDIT_PROMPT, new_answer
     unchanged = sum(b.predicted == a.predicted for b, a in zip(others_before, others_after))
     before, after = before_all[target_index], after_all[target_index]
     return EditResult(
-        prompt=prompt, old_answer=facts[target_index][1], new_answer=new_answer, layer=layer,
-        before=before, after=after, target_changed=after.predicted == new_answer != before.predicted,
-        others_before=others_before, others_after=others_after,
-        others_unchanged_share=unchanged / len(others), update_rank=int(torch.linalg.matrix_rank(update)),
-        update_norm=float(torch.linalg.matrix_norm(update)), weight_norm=weight_norm,
+        prompt=prompt,
+        old_answer=facts[target_index][1],
+        new_answer=new_answer,
+        layer=layer,
+        before=before,
+        after=after,
+        target_changed=after.predicted == new_answer != before.predicted,
+        others_before=others_before,
+        others_after=others_after,
+        others_unchanged_share=unchanged / len(others),
+        update_rank=int(torch.linalg.matrix_rank(update)),
+        update_norm=float(torch.linalg.matrix_norm(update)),
+        weight_norm=weight_norm,
     )
 
 
@@ -200,15 +249,24 @@ def build_result(seed: int = 0) -> MemoryResult:
     neurons = read_subject_neurons(model, vocab)
     last_layer = model.config.n_layers - 1
     answer_neurons = read_subject_neurons(model, vocab, layer=last_layer, position=-1)
-    answered = sum(any(n.promotes[0] == answer for n in reading.top)
-                   for reading, (_, answer) in zip(answer_neurons, FACTS))
+    answered = sum(
+        any(n.promotes[0] == answer for n in reading.top) for reading, (_, answer) in zip(answer_neurons, FACTS)
+    )
     attention = attention_on(model, vocab)
     with deterministic(seed):
         edit = rank_one_edit(model, vocab)
     return MemoryResult(
-        facts=FACTS, vocab=vocab, config=model.config, n_parameters=count_parameters(model),
-        train_steps=TRAIN_STEPS, final_loss=final_loss, recall=answers,
-        recall_accuracy=sum(r.correct for r in answers) / len(answers), subject_neurons=neurons,
-        answer_neurons=answer_neurons, answer_neuron_share=answered / len(FACTS),
-        attention=attention, edit=edit,
+        facts=FACTS,
+        vocab=vocab,
+        config=model.config,
+        n_parameters=count_parameters(model),
+        train_steps=TRAIN_STEPS,
+        final_loss=final_loss,
+        recall=answers,
+        recall_accuracy=sum(r.correct for r in answers) / len(answers),
+        subject_neurons=neurons,
+        answer_neurons=answer_neurons,
+        answer_neuron_share=answered / len(FACTS),
+        attention=attention,
+        edit=edit,
     )

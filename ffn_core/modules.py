@@ -47,15 +47,20 @@ class FeedForward(nn.Module):
             act = nn.functional.silu(pre)
             up = self.up(x)
             hidden = act * up
-            return {"pre_activation": pre, "activation": act, "gate": act, "up": up,
-                    "hidden": hidden, "output": self.down(hidden)}
+            return {
+                "pre_activation": pre,
+                "activation": act,
+                "gate": act,
+                "up": up,
+                "hidden": hidden,
+                "output": self.down(hidden),
+            }
         pre = self.up(x)
         if self.activation == "relu":
             act = torch.relu(pre)
         else:
             act = nn.functional.gelu(pre, approximate="tanh" if self.activation == "gelu_tanh" else "none")
-        return {"pre_activation": pre, "activation": act, "up": pre, "hidden": act,
-                "output": self.down(act)}
+        return {"pre_activation": pre, "activation": act, "up": pre, "hidden": act, "output": self.down(act)}
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.trace(x)["output"]
@@ -139,13 +144,11 @@ class DecoderLM(nn.Module):
         super().__init__()
         self.config = config
         self.token_embedding = nn.Embedding(config.vocab_size, config.d_model)
-        self.position_embedding = (nn.Embedding(config.max_positions, config.d_model)
-                                   if config.max_positions else None)
+        self.position_embedding = nn.Embedding(config.max_positions, config.d_model) if config.max_positions else None
         self.blocks = nn.ModuleList(Block(config, pre_norm=True, eps=eps) for _ in range(config.n_layers))
         self.final_norm = _norm(config, eps) if config.final_norm else None
         # A tied head reuses the token embedding matrix: no parameters of its own.
-        self.head = (None if config.tied_embeddings
-                     else nn.Linear(config.d_model, config.vocab_size, bias=False))
+        self.head = None if config.tied_embeddings else nn.Linear(config.d_model, config.vocab_size, bias=False)
 
     def residual(self, token_ids: torch.Tensor, upto_layer: int | None = None) -> torch.Tensor:
         """Residual stream (batch, seq, d_model) after ``upto_layer`` blocks (all when None)."""
@@ -191,8 +194,11 @@ class EncoderModel(nn.Module):
         """Last hidden states (batch, seq, d_model) of one unpadded sequence per row."""
         seq = token_ids.shape[-1]
         positions = torch.arange(seq, device=token_ids.device)
-        x = (self.token_embedding(token_ids) + self.position_embedding(positions)
-             + self.token_type_embedding(torch.zeros_like(token_ids)))
+        x = (
+            self.token_embedding(token_ids)
+            + self.position_embedding(positions)
+            + self.token_type_embedding(torch.zeros_like(token_ids))
+        )
         x = self.embedding_norm(x)
         for block in self.blocks:
             x = block(x, causal=False)

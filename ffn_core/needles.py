@@ -29,7 +29,7 @@ from ffn_core import pretrained
 
 # The two magnets: (sentence, word). The word must be one whole WordPiece token.
 WORDS: tuple[tuple[str, str], ...] = (
-    (pretrained.SENTENCE, pretrained.WORD),       # "the lemon is sour", "lemon"
+    (pretrained.SENTENCE, pretrained.WORD),  # "the lemon is sour", "lemon"
     ("the river crosses the city", "river"),
 )
 ROWS, COLUMNS = 12, 16  # the tray: 192 needles
@@ -123,14 +123,24 @@ def read_word(ffn: pretrained.PretrainedFfn, neurons: tuple[int, ...]) -> WordRe
     pre = tuple(ffn.pre_activation[i] for i in neurons)
     standing = tuple(p for p, v in enumerate(pre) if v > 0)
     return WordReading(
-        sentence=ffn.sentence, word=ffn.token, tokens=ffn.tokens, pre_activation=pre,
-        activation=tuple(ffn.activation[i] for i in neurons), standing=standing, n_standing=len(standing),
+        sentence=ffn.sentence,
+        word=ffn.token,
+        tokens=ffn.tokens,
+        pre_activation=pre,
+        activation=tuple(ffn.activation[i] for i in neurons),
+        standing=standing,
+        n_standing=len(standing),
         layer_n_standing=sum(v > 0 for v in ffn.pre_activation),
     )
 
 
-def tray(words: tuple[tuple[str, str], ...] = WORDS, rows: int = ROWS, columns: int = COLUMNS,
-         seed: int = SEED, layer: int = LAYER) -> NeedleTray:
+def tray(
+    words: tuple[tuple[str, str], ...] = WORDS,
+    rows: int = ROWS,
+    columns: int = COLUMNS,
+    seed: int = SEED,
+    layer: int = LAYER,
+) -> NeedleTray:
     """The needle tray for ``words`` (each a (sentence, word) pair) at MiniLM block ``layer``.
 
     Each word's FFN trace comes from ``ffn_core.pretrained.solve`` (the shipped weights in
@@ -142,9 +152,18 @@ def tray(words: tuple[tuple[str, str], ...] = WORDS, rows: int = ROWS, columns: 
     readings = tuple(read_word(trace, neurons) for trace in traces)
     sets = [set(r.standing) for r in readings]
     return NeedleTray(
-        model=first.model, layer=layer, d_model=first.d_model, d_ff=first.d_ff, rows=rows, columns=columns,
-        seed=seed, angle_scale=ANGLE_SCALE, neurons=neurons, readings=readings,
-        overlap=tuple(sorted(set.intersection(*sets))), union=tuple(sorted(set.union(*sets))),
+        model=first.model,
+        layer=layer,
+        d_model=first.d_model,
+        d_ff=first.d_ff,
+        rows=rows,
+        columns=columns,
+        seed=seed,
+        angle_scale=ANGLE_SCALE,
+        neurons=neurons,
+        readings=readings,
+        overlap=tuple(sorted(set.intersection(*sets))),
+        union=tuple(sorted(set.union(*sets))),
     )
 
 

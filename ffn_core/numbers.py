@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import difflib
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Union
 
-Value = Union[int, float, tuple, str]
+Value = int | float | tuple | str
 
 PARAMETERS = "parameters"
 FRACTION = "fraction (0-1)"
@@ -37,19 +37,32 @@ class Number:
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, (int, float, tuple, str)):
-            raise TypeError(f"number {self.key!r}: value must be int, float, tuple or str, "
-                            f"got {type(self.value).__name__}")
+            raise TypeError(
+                f"number {self.key!r}: value must be int, float, tuple or str, got {type(self.value).__name__}"
+            )
 
 
 _COUNT_FIELDS = (  # ParamCounts attribute -> unit
-    ("total", PARAMETERS), ("token_embedding", PARAMETERS), ("position_embedding", PARAMETERS),
-    ("output_head", PARAMETERS), ("attention_per_layer", PARAMETERS), ("ffn_per_layer", PARAMETERS),
-    ("norms_per_layer", PARAMETERS), ("attention_total", PARAMETERS), ("ffn_total", PARAMETERS),
-    ("ffn_share", FRACTION), ("attention_share", FRACTION), ("ffn_share_of_total", FRACTION),
+    ("total", PARAMETERS),
+    ("token_embedding", PARAMETERS),
+    ("position_embedding", PARAMETERS),
+    ("output_head", PARAMETERS),
+    ("attention_per_layer", PARAMETERS),
+    ("ffn_per_layer", PARAMETERS),
+    ("norms_per_layer", PARAMETERS),
+    ("attention_total", PARAMETERS),
+    ("ffn_total", PARAMETERS),
+    ("ffn_share", FRACTION),
+    ("attention_share", FRACTION),
+    ("ffn_share_of_total", FRACTION),
 )
 _CONFIG_FIELDS = (  # ModelConfig attribute -> unit
-    ("n_layers", "layers"), ("d_model", WIDTH), ("d_ff", WIDTH), ("n_heads", "heads"),
-    ("n_kv_heads", "heads"), ("vocab_size", "tokens"),
+    ("n_layers", "layers"),
+    ("d_model", WIDTH),
+    ("d_ff", WIDTH),
+    ("n_heads", "heads"),
+    ("n_kv_heads", "heads"),
+    ("vocab_size", "tokens"),
 )
 
 
@@ -61,17 +74,29 @@ def _params_numbers() -> tuple[Number, ...]:
         counts = param_counts(name)
         call = f"ffn_core.params.param_counts({name!r})"
         cfg = f"ffn_core.params.get_config({name!r})"
-        numbers += [Number(f"params.{name}.{field}", getattr(counts, field), unit, f"{call}.{field}")
-                    for field, unit in _COUNT_FIELDS]
-        numbers += [Number(f"params.{name}.{field}", getattr(config, field), unit, f"{cfg}.{field}")
-                    for field, unit in _CONFIG_FIELDS]
+        numbers += [
+            Number(f"params.{name}.{field}", getattr(counts, field), unit, f"{call}.{field}")
+            for field, unit in _COUNT_FIELDS
+        ]
+        numbers += [
+            Number(f"params.{name}.{field}", getattr(config, field), unit, f"{cfg}.{field}")
+            for field, unit in _CONFIG_FIELDS
+        ]
         numbers += [
             # Names carry figures too ("LLaMA-2 7B"): registered, so the screen shows them audited.
             Number(f"params.{name}.display_name", config.display_name, "name", f"{cfg}.display_name"),
-            Number(f"params.{name}.published_total", config.published_total, PARAMETERS,
-                   f"{cfg}.published_total ({config.published_source})"),
-            Number(f"params.{name}.total_vs_published", counts.total / config.published_total - 1.0,
-                   "relative difference", f"{call}.total / {cfg}.published_total - 1"),
+            Number(
+                f"params.{name}.published_total",
+                config.published_total,
+                PARAMETERS,
+                f"{cfg}.published_total ({config.published_source})",
+            ),
+            Number(
+                f"params.{name}.total_vs_published",
+                counts.total / config.published_total - 1.0,
+                "relative difference",
+                f"{call}.total / {cfg}.published_total - 1",
+            ),
         ]
     return tuple(numbers)
 
@@ -113,32 +138,55 @@ def _examples_numbers() -> tuple[Number, ...]:
         Number("perro.contracted", walk.contracted, "vector", f"{wk}.contracted"),
         Number("perro.n_active", walk.n_active, "neurons", f"{wk}.n_active"),
         Number("perro.d_ff", len(walk.expanded), WIDTH, f"len({wk}.expanded)"),
-        Number("perro.key_value_max_difference", reading.max_abs_difference, "absolute difference",
-               "ffn_core.ffn.key_value_reading(perro).max_abs_difference"),
+        Number(
+            "perro.key_value_max_difference",
+            reading.max_abs_difference,
+            "absolute difference",
+            "ffn_core.ffn.key_value_reading(perro).max_abs_difference",
+        ),
         # What the expand/contract scene draws and says, entry by entry (narration speaks scalars).
         Number("expand_contract.input_width", len(example.expand.input), WIDTH, f"len({ec}.expand.input)"),
         Number("expand_contract.expanded_width", len(example.expanded), WIDTH, f"len({ec}.expanded)"),
         Number("expand_contract.expand_matrix", example.expand.matrix, "matrix", f"{ec}.expand.matrix"),
         Number("expand_contract.contract_matrix", example.contract.matrix, "matrix", f"{ec}.contract.matrix"),
-        Number("expand_contract.expand_products", example.expand.products, "products per output",
-               f"{ec}.expand.products"),
-        Number("expand_contract.contract_products", example.contract.products, "products per output",
-               f"{ec}.contract.products"),
-        *(Number(f"expand_contract.input_{i}", v, "value", f"{ec}.expand.input[{i}]")
-          for i, v in enumerate(example.expand.input)),
-        *(Number(f"expand_contract.expand_{i}_{j}", v, "value", f"{ec}.expand.matrix[{i}][{j}]")
-          for i, row in enumerate(example.expand.matrix) for j, v in enumerate(row)),
-        *(Number(f"expand_contract.expanded_{j}", v, "value", f"{ec}.expanded[{j}]")
-          for j, v in enumerate(example.expanded)),
-        *(Number(f"expand_contract.contracted_{j}", v, "value", f"{ec}.contracted[{j}]")
-          for j, v in enumerate(example.contracted)),
+        Number(
+            "expand_contract.expand_products", example.expand.products, "products per output", f"{ec}.expand.products"
+        ),
+        Number(
+            "expand_contract.contract_products",
+            example.contract.products,
+            "products per output",
+            f"{ec}.contract.products",
+        ),
+        *(
+            Number(f"expand_contract.input_{i}", v, "value", f"{ec}.expand.input[{i}]")
+            for i, v in enumerate(example.expand.input)
+        ),
+        *(
+            Number(f"expand_contract.expand_{i}_{j}", v, "value", f"{ec}.expand.matrix[{i}][{j}]")
+            for i, row in enumerate(example.expand.matrix)
+            for j, v in enumerate(row)
+        ),
+        *(
+            Number(f"expand_contract.expanded_{j}", v, "value", f"{ec}.expanded[{j}]")
+            for j, v in enumerate(example.expanded)
+        ),
+        *(
+            Number(f"expand_contract.contracted_{j}", v, "value", f"{ec}.contracted[{j}]")
+            for j, v in enumerate(example.contracted)
+        ),
         Number("perro.d_model", len(walk.trace.x), WIDTH, f"len({wk}.trace.x)"),
         # The key-value reading term by term: neuron i adds activation_i * value_i to the output.
-        *(Number(f"perro.contribution.n{i + 1}", term, "vector",
-                 f"ffn_core.ffn.key_value_reading(perro).terms[{i}]") for i, term in enumerate(reading.terms)),
-        Number("perro.loudest_neuron", 1 + max(range(len(reading.terms)),
-                                               key=lambda i: sum(v * v for v in reading.terms[i])),
-               "neuron (1-based)", "1 + argmax_i |ffn_core.ffn.key_value_reading(perro).terms[i]|"),
+        *(
+            Number(f"perro.contribution.n{i + 1}", term, "vector", f"ffn_core.ffn.key_value_reading(perro).terms[{i}]")
+            for i, term in enumerate(reading.terms)
+        ),
+        Number(
+            "perro.loudest_neuron",
+            1 + max(range(len(reading.terms)), key=lambda i: sum(v * v for v in reading.terms[i])),
+            "neuron (1-based)",
+            "1 + argmax_i |ffn_core.ffn.key_value_reading(perro).terms[i]|",
+        ),
     )
 
 
@@ -150,21 +198,37 @@ def _xor_numbers() -> tuple[Number, ...]:
     sweep = tuple(frame.accuracy for frame in result.sweep)
     return (
         Number("xor.linear_best_accuracy", result.linear.best_accuracy, FRACTION, f"{call}.linear.best_accuracy"),
-        Number("xor.linear_best_correct_points", round(result.linear.best_accuracy * 4), "points of 4",
-               f"{call}.linear.best_accuracy * 4"),
-        Number("xor.linear_splits_achievable", result.linear.achievable_splits, "labelings of 16",
-               f"{call}.linear.achievable_splits"),
+        Number(
+            "xor.linear_best_correct_points",
+            round(result.linear.best_accuracy * 4),
+            "points of 4",
+            f"{call}.linear.best_accuracy * 4",
+        ),
+        Number(
+            "xor.linear_splits_achievable",
+            result.linear.achievable_splits,
+            "labelings of 16",
+            f"{call}.linear.achievable_splits",
+        ),
         Number("xor.linear_lines_tried", result.linear.n_lines_tried, "lines", f"{call}.linear.n_lines_tried"),
         Number("xor.sweep_best_accuracy", max(sweep), FRACTION, f"max(frame.accuracy for frame in {call}.sweep)"),
         Number("xor.n_points", len(result.points), "points", f"len({call}.points)"),
-        Number("xor.sweep_correct_points", tuple(sum(frame.correct) for frame in result.sweep), "points of 4",
-               f"{call}.sweep[*].correct (count of True)"),
+        Number(
+            "xor.sweep_correct_points",
+            tuple(sum(frame.correct) for frame in result.sweep),
+            "points of 4",
+            f"{call}.sweep[*].correct (count of True)",
+        ),
         Number("xor.mlp_accuracy", result.mlp.accuracy, FRACTION, f"{call}.mlp.accuracy"),
         Number("xor.mlp_correct_points", round(result.mlp.accuracy * 4), "points of 4", f"{call}.mlp.accuracy * 4"),
         Number("xor.mlp_hidden", result.mlp.hidden, "neurons", f"{call}.mlp.hidden"),
         Number("xor.mlp_final_loss", result.mlp.final_loss, "binary cross-entropy (nats)", f"{call}.mlp.final_loss"),
-        Number("xor.mlp_point_probabilities", result.mlp.point_probabilities, "probability of class 1",
-               f"{call}.mlp.point_probabilities"),
+        Number(
+            "xor.mlp_point_probabilities",
+            result.mlp.point_probabilities,
+            "probability of class 1",
+            f"{call}.mlp.point_probabilities",
+        ),
     )
 
 
@@ -175,19 +239,40 @@ def _approx_numbers() -> tuple[Number, ...]:
     call = "ffn_core.approx.fit_all()"
     numbers = [
         Number("approx.neuron_counts", tuple(f.n_neurons for f in result.fits), "neurons", f"{call}.fits[*].n_neurons"),
-        Number("approx.rms_error", tuple(f.rms_error for f in result.fits), "y units (RMS)", f"{call}.fits[*].rms_error"),
-        Number("approx.max_error", tuple(f.max_error for f in result.fits), "y units (max abs)", f"{call}.fits[*].max_error"),
+        Number(
+            "approx.rms_error", tuple(f.rms_error for f in result.fits), "y units (RMS)", f"{call}.fits[*].rms_error"
+        ),
+        Number(
+            "approx.max_error",
+            tuple(f.max_error for f in result.fits),
+            "y units (max abs)",
+            f"{call}.fits[*].max_error",
+        ),
     ]
     for fit in result.fits:
         numbers += [
-            Number(f"approx.n{fit.n_neurons}.rms_error", fit.rms_error, "y units (RMS)",
-                   f"{call}.fit({fit.n_neurons}).rms_error"),
-            Number(f"approx.n{fit.n_neurons}.folds", len(fit.folds), "kinks", f"len({call}.fit({fit.n_neurons}).folds)"),
-            Number(f"approx.n{fit.n_neurons}.neurons", fit.n_neurons, "neurons", f"{call}.fit({fit.n_neurons}).n_neurons"),
+            Number(
+                f"approx.n{fit.n_neurons}.rms_error",
+                fit.rms_error,
+                "y units (RMS)",
+                f"{call}.fit({fit.n_neurons}).rms_error",
+            ),
+            Number(
+                f"approx.n{fit.n_neurons}.folds", len(fit.folds), "kinks", f"len({call}.fit({fit.n_neurons}).folds)"
+            ),
+            Number(
+                f"approx.n{fit.n_neurons}.neurons", fit.n_neurons, "neurons", f"{call}.fit({fit.n_neurons}).n_neurons"
+            ),
         ]
     first, last = result.fits[0], result.fits[-1]
-    numbers.append(Number("approx.rms_shrink_factor", round(first.rms_error / last.rms_error),
-                          "times (rounded ratio)", f"round({call}.fits[0].rms_error / {call}.fits[-1].rms_error)"))
+    numbers.append(
+        Number(
+            "approx.rms_shrink_factor",
+            round(first.rms_error / last.rms_error),
+            "times (rounded ratio)",
+            f"round({call}.fits[0].rms_error / {call}.fits[-1].rms_error)",
+        )
+    )
     return tuple(numbers)
 
 
@@ -209,16 +294,32 @@ def _memory_numbers() -> tuple[Number, ...]:
         Number("memory.attention.scale", result.attention[0].scale, "1/sqrt(head_dim)", f"{call}.attention[0].scale"),
         Number("memory.edit.layer", edit.layer, "block index (0-based)", f"{call}.edit.layer"),
         Number("memory.edit.target_changed", edit.target_changed, "boolean", f"{call}.edit.target_changed"),
-        Number("memory.edit.old_answer_probability_before", edit.before.probability, FRACTION,
-               f"{call}.edit.before.probability"),
-        Number("memory.edit.new_answer_probability_after", edit.after.probability, FRACTION,
-               f"{call}.edit.after.probability"),
+        Number(
+            "memory.edit.old_answer_probability_before",
+            edit.before.probability,
+            FRACTION,
+            f"{call}.edit.before.probability",
+        ),
+        Number(
+            "memory.edit.new_answer_probability_after",
+            edit.after.probability,
+            FRACTION,
+            f"{call}.edit.after.probability",
+        ),
         Number("memory.edit.others_count", len(edit.others_after), "facts", f"len({call}.edit.others_after)"),
-        Number("memory.edit.others_unchanged_share", edit.others_unchanged_share, FRACTION,
-               f"{call}.edit.others_unchanged_share"),
+        Number(
+            "memory.edit.others_unchanged_share",
+            edit.others_unchanged_share,
+            FRACTION,
+            f"{call}.edit.others_unchanged_share",
+        ),
         Number("memory.edit.update_rank", edit.update_rank, "rank", f"{call}.edit.update_rank"),
-        Number("memory.edit.relative_update_norm", edit.update_norm / edit.weight_norm, "ratio of Frobenius norms",
-               f"{call}.edit.update_norm / {call}.edit.weight_norm"),
+        Number(
+            "memory.edit.relative_update_norm",
+            edit.update_norm / edit.weight_norm,
+            "ratio of Frobenius norms",
+            f"{call}.edit.update_norm / {call}.edit.weight_norm",
+        ),
     )
 
 
@@ -233,21 +334,36 @@ def _pretrained_numbers() -> tuple[Number, ...]:
         Number("pretrained.minilm.d_model", result.d_model, WIDTH, f"{call}.d_model"),
         Number("pretrained.minilm.d_ff", result.d_ff, WIDTH, f"{call}.d_ff"),
         Number("pretrained.minilm.active_share", result.active_share, FRACTION, f"{call}.active_share"),
-        Number("pretrained.minilm.n_active", round(result.active_share * result.d_ff), "neurons",
-               f"{call}.active_share * {call}.d_ff"),
+        Number(
+            "pretrained.minilm.n_active",
+            round(result.active_share * result.d_ff),
+            "neurons",
+            f"{call}.active_share * {call}.d_ff",
+        ),
         Number("pretrained.minilm.top_neuron", result.top_neurons[0][0], "neuron index", f"{call}.top_neurons[0][0]"),
         Number("pretrained.minilm.top_activation", result.top_neurons[0][1], "activation", f"{call}.top_neurons[0][1]"),
-        Number("pretrained.minilm.active_share_per_token", result.active_share_per_token, FRACTION,
-               f"{call}.active_share_per_token"),
+        Number(
+            "pretrained.minilm.active_share_per_token",
+            result.active_share_per_token,
+            FRACTION,
+            f"{call}.active_share_per_token",
+        ),
         # The ReLU scene's row: the first neurons, an unpicked sample (the strongest would flatter).
         Number("pretrained.minilm.block_number", result.layer + 1, "block (1-based)", f"{call}.layer + 1"),
         Number("pretrained.minilm.sample_size", len(sample), "neurons", f"len({call}.pre_activation[:10])"),
-        Number("pretrained.minilm.sample_pre_activations", sample, "pre-activation",
-               f"{call}.pre_activation[:10]"),
-        Number("pretrained.minilm.sample_activations", result.activation[:len(sample)], "GELU activation",
-               f"{call}.activation[:10]"),
-        Number("pretrained.minilm.sample_n_positive", sum(v > 0 for v in sample), "neurons",
-               f"sum(v > 0 for v in {call}.pre_activation[:10])"),
+        Number("pretrained.minilm.sample_pre_activations", sample, "pre-activation", f"{call}.pre_activation[:10]"),
+        Number(
+            "pretrained.minilm.sample_activations",
+            result.activation[: len(sample)],
+            "GELU activation",
+            f"{call}.activation[:10]",
+        ),
+        Number(
+            "pretrained.minilm.sample_n_positive",
+            sum(v > 0 for v in sample),
+            "neurons",
+            f"sum(v > 0 for v in {call}.pre_activation[:10])",
+        ),
     )
 
 
@@ -306,13 +422,13 @@ def _discovered_providers() -> dict[str, Callable[[], tuple[Number, ...]]]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _all_providers() -> dict[str, Callable[[], tuple[Number, ...]]]:
     """The built-in groups and the discovered ones (imported only when a key needs them)."""
     return {**_PROVIDERS, **_discovered_providers()}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _group(provider: Callable[[], tuple[Number, ...]]) -> dict[str, Number]:
     return {n.key: n for n in provider()}
 

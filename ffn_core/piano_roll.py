@@ -88,8 +88,14 @@ def numerical_rank(singular_values, tolerance: float = RANK_TOLERANCE) -> int:
     return sum(s > tolerance * values[0] for s in values)
 
 
-@disk_cached("ffn_core.memory", "ffn_core.memory_model", "ffn_core.modules", "ffn_core.attention",
-             "ffn_core.seeding", "ffn_core.params")
+@disk_cached(
+    "ffn_core.memory",
+    "ffn_core.memory_model",
+    "ffn_core.modules",
+    "ffn_core.attention",
+    "ffn_core.seeding",
+    "ffn_core.params",
+)
 def solve(seed: int = 0) -> RollEdit:
     """Train the fact model as ``ffn_core.memory.solve(seed)`` does, edit the same fact the
     same way, and return the weight change with every fact's answers before and after."""
@@ -115,8 +121,10 @@ def solve(seed: int = 0) -> RollEdit:
         result = rank_one_edit(model, vocab)
     after = probabilities()
     if result.prompt != EDIT_PROMPT or result.new_answer != EDIT_NEW_ANSWER:
-        raise RuntimeError(f"rank_one_edit edited {result.prompt!r} -> {result.new_answer!r}, "
-                           f"expected {EDIT_PROMPT!r} -> {EDIT_NEW_ANSWER!r}")
+        raise RuntimeError(
+            f"rank_one_edit edited {result.prompt!r} -> {result.new_answer!r}, "
+            f"expected {EDIT_PROMPT!r} -> {EDIT_NEW_ANSWER!r}"
+        )
 
     delta = (down.weight.detach() - weight_before).double()
     column = delta @ key.double()
@@ -125,18 +133,30 @@ def solve(seed: int = 0) -> RollEdit:
     plays = []
     for i, (prompt, expected) in enumerate(FACTS):
         b, a = int(before[i].argmax()), int(after[i].argmax())
-        plays.append(FactPlay(prompt=prompt, subject=prompt.split()[SUBJECT_POSITION], expected=expected,
-                              answer_before=vocab[b], probability_before=float(before[i, b]),
-                              answer_after=vocab[a], probability_after=float(after[i, a])))
+        plays.append(
+            FactPlay(
+                prompt=prompt,
+                subject=prompt.split()[SUBJECT_POSITION],
+                expected=expected,
+                answer_before=vocab[b],
+                probability_before=float(before[i, b]),
+                answer_after=vocab[a],
+                probability_after=float(after[i, a]),
+            )
+        )
     old_id, new_id = vocab.index(old_answer), vocab.index(EDIT_NEW_ANSWER)
     return RollEdit(
-        layer=EDIT_LAYER, edit_index=edit_index, old_answer=old_answer, new_answer=EDIT_NEW_ANSWER,
+        layer=EDIT_LAYER,
+        edit_index=edit_index,
+        old_answer=old_answer,
+        new_answer=EDIT_NEW_ANSWER,
         facts=tuple(plays),
         old_probability_before=float(before[edit_index, old_id]),
         new_probability_before=float(before[edit_index, new_id]),
         old_probability_after=float(after[edit_index, old_id]),
         new_probability_after=float(after[edit_index, new_id]),
-        column=tuple(float(v) for v in column), row=tuple(float(v) for v in row),
+        column=tuple(float(v) for v in column),
+        row=tuple(float(v) for v in row),
         delta=tuple(tuple(float(v) for v in r) for r in delta),
         singular_values=tuple(float(s) for s in singular),
         numerical_rank=numerical_rank(singular),

@@ -53,15 +53,20 @@ def check_config(directory: Path, config: ModelConfig) -> None:
     """Raise ValueError when the package's config.json disagrees with our ModelConfig."""
     shipped = json.loads((directory / "config.json").read_text())
     expected = {
-        "vocab_size": config.vocab_size, "hidden_size": config.d_model,
-        "num_hidden_layers": config.n_layers, "num_attention_heads": config.n_heads,
-        "intermediate_size": config.d_ff, "max_position_embeddings": config.max_positions,
-        "type_vocab_size": config.type_vocab_size, "hidden_act": "gelu",
+        "vocab_size": config.vocab_size,
+        "hidden_size": config.d_model,
+        "num_hidden_layers": config.n_layers,
+        "num_attention_heads": config.n_heads,
+        "intermediate_size": config.d_ff,
+        "max_position_embeddings": config.max_positions,
+        "type_vocab_size": config.type_vocab_size,
+        "hidden_act": "gelu",
     }
     wrong = {k: (shipped.get(k), v) for k, v in expected.items() if shipped.get(k) != v}
     if wrong:
-        raise ValueError(f"{directory / 'config.json'} disagrees with ModelConfig {config.name!r} "
-                         f"(shipped, ours): {wrong}")
+        raise ValueError(
+            f"{directory / 'config.json'} disagrees with ModelConfig {config.name!r} (shipped, ours): {wrong}"
+        )
 
 
 def _rename(name: str) -> str | None:
@@ -76,18 +81,22 @@ def _rename(name: str) -> str | None:
     }
     for prefix, ours in table.items():
         if name.startswith(prefix):
-            return ours + name[len(prefix):]
+            return ours + name[len(prefix) :]
     parts = name.split(".")  # encoder.layer.<i>.<rest...>
     layer, rest = parts[2], ".".join(parts[3:])
     block_table = {
-        "attention.self.query.": "attention.q.", "attention.self.key.": "attention.k.",
-        "attention.self.value.": "attention.v.", "attention.output.dense.": "attention.o.",
-        "attention.output.LayerNorm.": "norm1.", "intermediate.dense.": "ffn.up.",
-        "output.dense.": "ffn.down.", "output.LayerNorm.": "norm2.",
+        "attention.self.query.": "attention.q.",
+        "attention.self.key.": "attention.k.",
+        "attention.self.value.": "attention.v.",
+        "attention.output.dense.": "attention.o.",
+        "attention.output.LayerNorm.": "norm1.",
+        "intermediate.dense.": "ffn.up.",
+        "output.dense.": "ffn.down.",
+        "output.LayerNorm.": "norm2.",
     }
     for prefix, ours in block_table.items():
         if rest.startswith(prefix):
-            return f"blocks.{layer}.{ours}{rest[len(prefix):]}"
+            return f"blocks.{layer}.{ours}{rest[len(prefix) :]}"
     raise ValueError(f"unexpected tensor {name!r} in the MiniLM checkpoint")
 
 
@@ -154,15 +163,15 @@ class PretrainedFfn:
     input_norm: float  # length of the FFN's input vector for the token
 
 
-def ffn_activations(model: EncoderModel, tokenizer, sentence: str = SENTENCE, word: str = WORD,
-                    layer: int = LAYER, top_k: int = 10) -> PretrainedFfn:
+def ffn_activations(
+    model: EncoderModel, tokenizer, sentence: str = SENTENCE, word: str = WORD, layer: int = LAYER, top_k: int = 10
+) -> PretrainedFfn:
     """Pre-activations and activations of ``layer``'s FFN for ``word`` in ``sentence``."""
     import torch
 
     config = model.config
     if not 0 <= layer < config.n_layers:
-        raise ValueError(f"layer {layer} out of range: {config.display_name} has layers "
-                         f"0..{config.n_layers - 1}")
+        raise ValueError(f"layer {layer} out of range: {config.display_name} has layers 0..{config.n_layers - 1}")
     encoding = tokenizer.encode(sentence)
     tokens = tuple(encoding.tokens)
     if word not in tokens:
@@ -179,13 +188,21 @@ def ffn_activations(model: EncoderModel, tokenizer, sentence: str = SENTENCE, wo
     pre, act = trace["pre_activation"][0], trace["activation"][0]
     top = torch.topk(act[index], top_k)
     return PretrainedFfn(
-        model=config.display_name, sentence=sentence, tokens=tokens, token=word, token_index=index,
-        layer=layer, d_model=config.d_model, d_ff=config.d_ff,
-        pre_activation=tuple(map(float, pre[index])), activation=tuple(map(float, act[index])),
+        model=config.display_name,
+        sentence=sentence,
+        tokens=tokens,
+        token=word,
+        token_index=index,
+        layer=layer,
+        d_model=config.d_model,
+        d_ff=config.d_ff,
+        pre_activation=tuple(map(float, pre[index])),
+        activation=tuple(map(float, act[index])),
         top_neurons=tuple((int(i), float(a)) for a, i in zip(top.values, top.indices)),
         active_share=float((act[index] > 0).float().mean()),
         active_share_per_token=tuple(float((row > 0).float().mean()) for row in act),
-        output_norm=float(trace["output"][0, index].norm()), input_norm=float(ffn_input[0, index].norm()),
+        output_norm=float(trace["output"][0, index].norm()),
+        input_norm=float(ffn_input[0, index].norm()),
     )
 
 

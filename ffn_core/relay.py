@@ -108,8 +108,14 @@ class RelayCount:
     norms: int
 
 
-@disk_cached("ffn_core.memory", "ffn_core.memory_model", "ffn_core.modules", "ffn_core.attention",
-             "ffn_core.seeding", "ffn_core.params")
+@disk_cached(
+    "ffn_core.memory",
+    "ffn_core.memory_model",
+    "ffn_core.modules",
+    "ffn_core.attention",
+    "ffn_core.seeding",
+    "ffn_core.params",
+)
 def read_relay(prompt: str = PROMPT, seed: int = 0) -> RelayReading:
     """Train (or reuse) the fact model of ``ffn_core.memory`` and follow ``prompt``'s last
     position through it, sublayer by sublayer."""
@@ -129,10 +135,15 @@ def run_relay(model, vocab: tuple[str, ...], prompt: str, answer: str, seed: int
         logits = model.logits_from_residual(stream)[0, -1]
         probabilities = torch.softmax(logits, dim=-1)
         best = int(probabilities.argmax())
-        others = torch.cat([logits[:answer_id], logits[answer_id + 1:]])
-        return RelayStep(name=name, layer=layer, answer_probability=float(probabilities[answer_id]),
-                         top_word=vocab[best], top_probability=float(probabilities[best]),
-                         answer_logit_margin=float(logits[answer_id] - others.max()))
+        others = torch.cat([logits[:answer_id], logits[answer_id + 1 :]])
+        return RelayStep(
+            name=name,
+            layer=layer,
+            answer_probability=float(probabilities[answer_id]),
+            top_word=vocab[best],
+            top_probability=float(probabilities[best]),
+            answer_logit_margin=float(logits[answer_id] - others.max()),
+        )
 
     for block in model.blocks:
         block.attention.record = True
@@ -153,8 +164,14 @@ def run_relay(model, vocab: tuple[str, ...], prompt: str, answer: str, seed: int
         for block in model.blocks:
             block.attention.record, block.attention.last_internals = False, None
     return RelayReading(
-        seed=seed, prompt=prompt, tokens=tuple(prompt.split()), answer=answer, n_layers=len(model.blocks),
-        n_heads=model.blocks[0].attention.n_heads, attention=tuple(attention), steps=tuple(steps),
+        seed=seed,
+        prompt=prompt,
+        tokens=tuple(prompt.split()),
+        answer=answer,
+        n_layers=len(model.blocks),
+        n_heads=model.blocks[0].attention.n_heads,
+        attention=tuple(attention),
+        steps=tuple(steps),
         model_probability=float(own[answer_id]),
     )
 
@@ -183,5 +200,12 @@ def relay_count(model: str = LARGE_MODEL) -> RelayCount:
     n_attention = sum(isinstance(m, SelfAttention) for m in modules)
     n_ffn = sum(isinstance(m, FeedForward) for m in modules)
     norms = sum(isinstance(m, (nn.LayerNorm, nn.RMSNorm)) for m in modules)
-    return RelayCount(model=model, display_name=config.display_name, n_blocks=len(built.blocks),
-                      n_attention=n_attention, n_ffn=n_ffn, handoffs=n_attention + n_ffn, norms=norms)
+    return RelayCount(
+        model=model,
+        display_name=config.display_name,
+        n_blocks=len(built.blocks),
+        n_attention=n_attention,
+        n_ffn=n_ffn,
+        handoffs=n_attention + n_ffn,
+        norms=norms,
+    )

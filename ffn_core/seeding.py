@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import torch

@@ -78,8 +78,9 @@ def outranking(study: SpecialistStudy, specialist: Specialist) -> tuple[str, ...
     """Words of other topics that fire ``specialist`` more than every word of its own topic."""
     t = study.topics.index(specialist.topic)
     top_inside = max(a for a, k in zip(specialist.activations, study.topic_of_word) if k == t)
-    return tuple(w for w, a, k in zip(study.words, specialist.activations, study.topic_of_word)
-                 if k != t and a > top_inside)
+    return tuple(
+        w for w, a, k in zip(study.words, specialist.activations, study.topic_of_word) if k != t and a > top_inside
+    )
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,10 @@ def _check_single_tokens(tokenizer, words) -> None:
     for word in words:
         tokens = tokenizer.encode(word).tokens
         if tokens != ["[CLS]", word, "[SEP]"]:
-            raise ValueError(f"{word!r} is not one whole WordPiece token of MiniLM (got {tokens}); "
-                             f"pick another word for its topic in ffn_core/specialists.py")
+            raise ValueError(
+                f"{word!r} is not one whole WordPiece token of MiniLM (got {tokens}); "
+                f"pick another word for its topic in ffn_core/specialists.py"
+            )
 
 
 def word_activations(model, tokenizer, words, layer: int = LAYER) -> np.ndarray:
@@ -123,12 +126,20 @@ def find_specialists(activations: np.ndarray, topic_of_word: np.ndarray, topics,
         best = int(order[0])
         inside = topic_of_word == t
         column = activations[:, best]
-        found.append(Specialist(
-            topic=topic, name=name, neuron=best, selectivity=float(scores[best]),
-            mean_inside=float(column[inside].mean()), mean_outside=float(column[~inside].mean()),
-            runner_up=float(scores[order[1]]), min_inside=float(column[inside].min()),
-            max_outside=float(column[~inside].max()), activations=tuple(map(float, column)),
-        ))
+        found.append(
+            Specialist(
+                topic=topic,
+                name=name,
+                neuron=best,
+                selectivity=float(scores[best]),
+                mean_inside=float(column[inside].mean()),
+                mean_outside=float(column[~inside].mean()),
+                runner_up=float(scores[order[1]]),
+                min_inside=float(column[inside].min()),
+                max_outside=float(column[~inside].max()),
+                activations=tuple(map(float, column)),
+            )
+        )
     return tuple(found)
 
 
@@ -143,8 +154,13 @@ def _study(weights: str, topics: tuple, layer: int) -> SpecialistStudy:
         table = word_activations(model, tokenizer, words, layer)
     keys, names = tuple(t[0] for t in topics), tuple(t[1] for t in topics)
     return SpecialistStudy(
-        model=model.config.display_name, layer=layer, d_ff=int(table.shape[1]), topics=keys, topic_names=names,
-        words=words, topic_of_word=tuple(map(int, topic_of_word)),
+        model=model.config.display_name,
+        layer=layer,
+        d_ff=int(table.shape[1]),
+        topics=keys,
+        topic_names=names,
+        words=words,
+        topic_of_word=tuple(map(int, topic_of_word)),
         specialists=find_specialists(table, topic_of_word, keys, names),
     )
 

@@ -97,8 +97,15 @@ class StampsReading:
         return self.terms[0]
 
 
-@disk_cached("ffn_core.memory", "ffn_core.memory_model", "ffn_core.modules", "ffn_core.attention",
-             "ffn_core.seeding", "ffn_core.params", "ffn_core.ffn")
+@disk_cached(
+    "ffn_core.memory",
+    "ffn_core.memory_model",
+    "ffn_core.modules",
+    "ffn_core.attention",
+    "ffn_core.seeding",
+    "ffn_core.params",
+    "ffn_core.ffn",
+)
 def read_stamps(prompt: str = PROMPT, seed: int = 0, n_words: int = N_WORDS) -> StampsReading:
     """Train (or reuse) the fact model of ``ffn_core.memory`` and read one FFN as stamps."""
     return _read_stamps(prompt, seed, n_words)
@@ -130,8 +137,10 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
     try:
         with torch.no_grad():
             logits = model(ids)[0, -1]
-        traces = [(block.last_ffn_input[0, -1].clone(), block.last_ffn_trace["output"][0, -1].clone())
-                  for block in model.blocks]
+        traces = [
+            (block.last_ffn_input[0, -1].clone(), block.last_ffn_trace["output"][0, -1].clone())
+            for block in model.blocks
+        ]
     finally:
         for block in model.blocks:
             block.record, block.last_ffn_trace, block.last_ffn_input = False, None, None
@@ -156,9 +165,17 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
     active = [i for i, c in enumerate(reading.coefficient) if c > 0]
     sizes = {i: float(np.linalg.norm(reading.terms[i])) for i in active}
     order = sorted(active, key=lambda i: (-sizes[i], i))
-    terms = tuple(StampTerm(unit=i, match=reading.match[i], coefficient=reading.coefficient[i],
-                            value=tuple(float(v) for v in w_out[i]), term=reading.terms[i], mark_size=sizes[i])
-                  for i in order)
+    terms = tuple(
+        StampTerm(
+            unit=i,
+            match=reading.match[i],
+            coefficient=reading.coefficient[i],
+            value=tuple(float(v) for v in w_out[i]),
+            term=reading.terms[i],
+            mark_size=sizes[i],
+        )
+        for i in order
+    )
 
     total = np.asarray(reading.output)
     page = np.zeros_like(total)
@@ -174,17 +191,31 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
     loudest = terms[0]
     value_logits = lens(torch.tensor(loudest.value))  # per unit of coefficient
     top = torch.topk(value_logits, n_words)
-    words = tuple(WordPush(word=vocab[int(i)], boost=float(loudest.coefficient * value_logits[int(i)]))
-                  for i in top.indices)
+    words = tuple(
+        WordPush(word=vocab[int(i)], boost=float(loudest.coefficient * value_logits[int(i)])) for i in top.indices
+    )
 
     return StampsReading(
-        seed=seed, prompt=prompt, answer=answer, predicted=predicted,
-        probability=float(probabilities.max()), layer=layer, position=ids.shape[-1] - 1,
-        d_model=len(x64), d_ff=len(b_in), x=tuple(float(v) for v in x64), coefficients=reading.coefficient,
-        n_active=len(active), terms=terms,
-        bias=tuple(float(v) for v in b_out), partial_sums=tuple(partial_sums),
-        output=tuple(float(v) for v in total), module_output=tuple(float(v) for v in module_out),
-        max_abs_difference=difference, agreeing_decimals=agreeing,
-        answer_push_per_layer=tuple(pushes), loudest_words=words,
+        seed=seed,
+        prompt=prompt,
+        answer=answer,
+        predicted=predicted,
+        probability=float(probabilities.max()),
+        layer=layer,
+        position=ids.shape[-1] - 1,
+        d_model=len(x64),
+        d_ff=len(b_in),
+        x=tuple(float(v) for v in x64),
+        coefficients=reading.coefficient,
+        n_active=len(active),
+        terms=terms,
+        bias=tuple(float(v) for v in b_out),
+        partial_sums=tuple(partial_sums),
+        output=tuple(float(v) for v in total),
+        module_output=tuple(float(v) for v in module_out),
+        max_abs_difference=difference,
+        agreeing_decimals=agreeing,
+        answer_push_per_layer=tuple(pushes),
+        loudest_words=words,
         loudest_value_logits=tuple(float(v) for v in value_logits),
     )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ffn_core.examples import PERRO_EMBEDDING
-from ffn_core.ffn import FfnTrace, ffn_forward, relu, swish, swiglu_width
+from ffn_core.ffn import FfnTrace, ffn_forward, relu, swiglu_width, swish
 
 Vector = tuple[float, ...]
 Matrix = tuple[Vector, ...]
@@ -86,8 +86,9 @@ def _vec(a) -> Vector:
     return tuple(float(v) for v in np.asarray(a).ravel())
 
 
-def stencil_example(embedding: Vector = PERRO_EMBEDDING, d_ff: int = STENCIL_D_FF,
-                    seed: int = STENCIL_SEED) -> StencilExample:
+def stencil_example(
+    embedding: Vector = PERRO_EMBEDDING, d_ff: int = STENCIL_D_FF, seed: int = STENCIL_SEED
+) -> StencilExample:
     """``embedding`` through a seeded d -> d_ff -> d SwiGLU FFN, every stage kept.
 
     Weights are drawn N(0, 1/fan_in) from ``numpy.random.default_rng(seed)`` in the order
@@ -99,9 +100,19 @@ def stencil_example(embedding: Vector = PERRO_EMBEDDING, d_ff: int = STENCIL_D_F
     w_down = np.round(rng.normal(0.0, 1.0 / np.sqrt(d_ff), size=(d_ff, d)), 2)
     trace = ffn_forward("swiglu", embedding, w_up, w_down, w_gate=w_gate)
     return StencilExample(
-        seed=seed, x=trace.x, w_gate=_as_matrix(w_gate), w_up=_as_matrix(w_up), w_down=_as_matrix(w_down),
-        gate_pre=trace.pre_activation, gate=trace.gate, relu_gate=_vec(relu(np.asarray(trace.pre_activation))),
-        paint=trace.up, product=trace.hidden, output=trace.output, trace=trace)
+        seed=seed,
+        x=trace.x,
+        w_gate=_as_matrix(w_gate),
+        w_up=_as_matrix(w_up),
+        w_down=_as_matrix(w_down),
+        gate_pre=trace.pre_activation,
+        gate=trace.gate,
+        relu_gate=_vec(relu(np.asarray(trace.pre_activation))),
+        paint=trace.up,
+        product=trace.hidden,
+        output=trace.output,
+        trace=trace,
+    )
 
 
 def swish_value(z: float) -> float:
@@ -123,5 +134,6 @@ class SwigluCost:
 
 def swiglu_cost(model: str = "llama2_7b") -> SwigluCost:
     width = swiglu_width(model)
-    return SwigluCost(param_increase=width.param_ratio - 1.0,
-                      rounding_added=width.swiglu_width - width.two_thirds_width)
+    return SwigluCost(
+        param_increase=width.param_ratio - 1.0, rounding_added=width.swiglu_width - width.two_thirds_width
+    )

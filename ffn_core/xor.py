@@ -116,8 +116,13 @@ def classify_with_line(angle_rad: float, offset: float, labels: tuple[int, ...] 
     normal = np.array([math.cos(angle_rad), math.sin(angle_rad)])
     predicted = (np.array(POINTS) @ normal > offset).astype(int)
     correct = tuple(bool(p == y) for p, y in zip(predicted, labels))
-    return LinePosition(angle_rad=angle_rad, offset=offset, segment=clip_line(angle_rad, offset),
-                        accuracy=sum(correct) / len(correct), correct=correct)
+    return LinePosition(
+        angle_rad=angle_rad,
+        offset=offset,
+        segment=clip_line(angle_rad, offset),
+        accuracy=sum(correct) / len(correct),
+        correct=correct,
+    )
 
 
 def _critical_offsets(projections: np.ndarray) -> list[float]:
@@ -148,12 +153,18 @@ def search_lines(n_directions: int = 720, labels: tuple[int, ...] = LABELS) -> L
             if best is None or line.accuracy > best.accuracy:
                 best = line
     assert best is not None
-    return LinearSearch(n_directions=n_directions, n_lines_tried=tried, achievable_splits=len(splits),
-                        best_accuracy=best.accuracy, best_line=best)
+    return LinearSearch(
+        n_directions=n_directions,
+        n_lines_tried=tried,
+        achievable_splits=len(splits),
+        best_accuracy=best.accuracy,
+        best_line=best,
+    )
 
 
-def sweep_lines(angles_deg: tuple[float, ...] = (10.0, 55.0, 100.0, 145.0),
-                steps_per_angle: int = 12) -> tuple[LinePosition, ...]:
+def sweep_lines(
+    angles_deg: tuple[float, ...] = (10.0, 55.0, 100.0, 145.0), steps_per_angle: int = 12
+) -> tuple[LinePosition, ...]:
     """A line sliding across the square at a few tilts: one frame per position.
 
     The tilts avoid multiples of 45 degrees, where the line would pass through two points
@@ -203,9 +214,15 @@ def train_mlp(hidden: int = 4, seed: int = 0, steps: int = 600, grid_size: int =
     predicted = (point_prob > 0.5).int().tolist()
     accuracy = sum(int(p == t) for p, t in zip(predicted, LABELS)) / len(LABELS)
     return MlpResult(
-        hidden=hidden, seed=seed, steps=steps, final_loss=final_loss,
-        loss_history=tuple(history), point_probabilities=tuple(map(float, point_prob)),
-        accuracy=accuracy, grid_x=tuple(map(float, axis)), grid_y=tuple(map(float, axis)),
+        hidden=hidden,
+        seed=seed,
+        steps=steps,
+        final_loss=final_loss,
+        loss_history=tuple(history),
+        point_probabilities=tuple(map(float, point_prob)),
+        accuracy=accuracy,
+        grid_x=tuple(map(float, axis)),
+        grid_y=tuple(map(float, axis)),
         probability=tuple(tuple(map(float, row)) for row in prob),
         region=tuple(tuple(int(v > 0.5) for v in row) for row in prob),
         hidden_lines=tuple((float(w[0]), float(w[1]), float(b)) for w, b in zip(weight, bias)),
@@ -216,5 +233,4 @@ def train_mlp(hidden: int = 4, seed: int = 0, steps: int = 600, grid_size: int =
 @disk_cached("ffn_core.seeding")
 def solve() -> XorResult:
     """The whole XOR story: exhaustive line search, a sweeping line, a trained ReLU MLP."""
-    return XorResult(points=POINTS, labels=LABELS, linear=search_lines(), sweep=sweep_lines(),
-                     mlp=train_mlp())
+    return XorResult(points=POINTS, labels=LABELS, linear=search_lines(), sweep=sweep_lines(), mlp=train_mlp())

@@ -4,6 +4,7 @@ A number is attributed to a scene when the scene's narration script reads it thr
 `{clave:formato}` field, when the scene's source asks `self.number(...)` for it (f-string
 keys are matched as patterns), or when a rendered scene's log says it read it.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,10 @@ def numbers_with_scenes(plan, all_numbers, build_root: Path | None = None) -> li
         for num in all_numbers:
             if num.key in used or any(p.match(num.key) for p in patterns):
                 usage.setdefault(num.key, []).append(scene.name)
-    return [{"key": n.key, "value": _plain(n.value), "unit": n.unit, "source": n.source,
-             "scenes": usage.get(n.key, [])} for n in all_numbers]
+    return [
+        {"key": n.key, "value": _plain(n.value), "unit": n.unit, "source": n.source, "scenes": usage.get(n.key, [])}
+        for n in all_numbers
+    ]
 
 
 def _plain(value):

@@ -19,18 +19,20 @@ render leaves a stamp (`<file>.sig`, the hash of its inputs) written after its o
 a build killed at any moment redoes exactly the steps it had not finished. One build runs
 at a time per checkout (a lock in the cache folder); a second one stops with a message.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 from filelock import FileLock, Timeout
@@ -71,7 +73,7 @@ class MeasuredLoudness:
     (`voiceover.mix` and its scipy take seconds to import; a build with nothing to do skips it)."""
 
     integrated_lufs: float  # LUFS, ITU-R BS.1770
-    true_peak_dbtp: float   # dBTP, 4x oversampled
+    true_peak_dbtp: float  # dBTP, 4x oversampled
 
 
 @dataclass
@@ -83,13 +85,13 @@ class BuildReport:
     lecture: Path | None = None
     loudness: MeasuredLoudness | None = None
     seconds: float = 0.0
-    order: list[str] = field(default_factory=list)          # the scenes this build was asked for
+    order: list[str] = field(default_factory=list)  # the scenes this build was asked for
     render_seconds: dict[str, float] = field(default_factory=dict)
-    video_seconds: float = 0.0                               # length of lecture.mp4 when made
+    video_seconds: float = 0.0  # length of lecture.mp4 when made
     subtitles: tuple[Path, ...] = ()
     chapters: Path | None = None
     notes: list[str] = field(default_factory=list)
-    voices: list[str] = field(default_factory=list)           # who spoke, one line per distinct voice
+    voices: list[str] = field(default_factory=list)  # who spoke, one line per distinct voice
 
     @property
     def ok(self) -> bool:
@@ -115,8 +117,7 @@ def build_lock(quality: Quality) -> Iterator[None]:
     except Timeout:
         raise BuildLocked(_locked_message(info, path)) from None
     try:
-        write_json(info, {"pid": os.getpid(), "quality": quality.name,
-                          "started": datetime.now().strftime("%H:%M:%S")})
+        write_json(info, {"pid": os.getpid(), "quality": quality.name, "started": datetime.now().strftime("%H:%M:%S")})
         yield
     finally:
         lock.release()
@@ -128,14 +129,21 @@ def _locked_message(info: Path, path: Path) -> str:
         who = f" (pid {data['pid']}, calidad {data['quality']}, empezó a las {data['started']})"
     except (OSError, ValueError, KeyError):
         who = ""
-    return (f"otra compilación de ffn-video está en curso en esta copia del proyecto{who}; "
-            f"espera a que termine y vuelve a intentarlo (cerrojo: {path})")
+    return (
+        f"otra compilación de ffn-video está en curso en esta copia del proyecto{who}; "
+        f"espera a que termine y vuelve a intentarlo (cerrojo: {path})"
+    )
 
 
 # -- the build -----------------------------------------------------------------------------
-def build(quality_name: str = "preview", only: list[str] | None = None, jobs: int | None = None,
-          executor: Executor | None = None, console: Console | None = None,
-          plan_path: Path | None = None) -> BuildReport:
+def build(
+    quality_name: str = "preview",
+    only: list[str] | None = None,
+    jobs: int | None = None,
+    executor: Executor | None = None,
+    console: Console | None = None,
+    plan_path: Path | None = None,
+) -> BuildReport:
     """Bring `renders/<quality>/` up to date with the plan; render only what changed.
 
     `executor` runs the renders (default: `jobs` threads, each driving its own manim
@@ -151,8 +159,14 @@ def build(quality_name: str = "preview", only: list[str] | None = None, jobs: in
         return _build_locked(quality, plan, chosen, jobs, executor, console)
 
 
-def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tuple[PlannedScene, ...],
-                  jobs: int | None, executor: Executor | None, console: Console) -> BuildReport:
+def _build_locked(
+    quality: Quality,
+    plan: tuple[PlannedScene, ...],
+    chosen: tuple[PlannedScene, ...],
+    jobs: int | None,
+    executor: Executor | None,
+    console: Console,
+) -> BuildReport:
     start = time.monotonic()
     integrity.take_notices()  # only this build's findings are reported
     take_damage_notices()
@@ -182,8 +196,9 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
                     display.failed(scene.name, message)
         from lecture.display import describe_voice
 
-        report.voices = list(dict.fromkeys(describe_voice(timelines[s.name].voice) for s in chosen
-                                           if s.name in timelines))
+        report.voices = list(
+            dict.fromkeys(describe_voice(timelines[s.name].voice) for s in chosen if s.name in timelines)
+        )
         for scene in plan:
             if scene.name not in timelines:
                 continue
@@ -243,8 +258,10 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
         if report.failed:
             report.notes.append("lecture.mp4 no se actualizó porque algo falló")
         elif missing:
-            report.notes.append(f"lecture.mp4 no se actualizó: sin render al día de {', '.join(missing)} "
-                                f"(ffn-video build --quality {quality.name} las renderiza)")
+            report.notes.append(
+                f"lecture.mp4 no se actualizó: sin render al día de {', '.join(missing)} "
+                f"(ffn-video build --quality {quality.name} las renderiza)"
+            )
         else:
             display.step("uniendo la clase")
             try:
@@ -257,12 +274,14 @@ def _build_locked(quality: Quality, plan: tuple[PlannedScene, ...], chosen: tupl
     return report
 
 
-def _render_all(units: list[tuple[RenderUnit, str]], jobs: int | None, executor: Executor | None,
-                display: BuildDisplay) -> Iterator[tuple[RenderUnit, str, RenderResult]]:
+def _render_all(
+    units: list[tuple[RenderUnit, str]], jobs: int | None, executor: Executor | None, display: BuildDisplay
+) -> Iterator[tuple[RenderUnit, str, RenderResult]]:
     """Run the units on `executor` (or our own threads), yielding results as they finish."""
     own = executor is None
-    pool = executor or ThreadPoolExecutor(max_workers=min(jobs or default_jobs(), len(units)),
-                                          thread_name_prefix="render")
+    pool = executor or ThreadPoolExecutor(
+        max_workers=min(jobs or default_jobs(), len(units)), thread_name_prefix="render"
+    )
     # Progress callbacks can only reach this process's display from threads of it.
     local = isinstance(pool, ThreadPoolExecutor)
     futures: dict[Future, tuple[RenderUnit, str]] = {}
@@ -295,15 +314,31 @@ def _unit(scene: PlannedScene, quality: Quality, timeline: Timeline, work: Path,
     timeline_copy = work / f"{key}.timeline.json"
     write_json(timeline_copy, timeline.to_json())
     return RenderUnit(
-        scene=scene.name, module=str(scene.module), class_name=scene.class_name,
-        width_px=quality.width_px, height_px=quality.height_px, fps=quality.fps,
-        timeline_json=str(timeline_copy), media_dir=str(work / "media"),
-        output=str(work / f"{key}.mp4"), log=str(work / f"{key}.log.json"),
-        expected_frames=round(timeline.total_s * quality.fps))
+        scene=scene.name,
+        module=str(scene.module),
+        class_name=scene.class_name,
+        width_px=quality.width_px,
+        height_px=quality.height_px,
+        fps=quality.fps,
+        timeline_json=str(timeline_copy),
+        media_dir=str(work / "media"),
+        output=str(work / f"{key}.mp4"),
+        log=str(work / f"{key}.log.json"),
+        expected_frames=round(timeline.total_s * quality.fps),
+    )
 
 
-def _record(result: RenderResult, unit: RenderUnit, key: str, digest: str, plan, timelines, quality: Quality,
-            report: BuildReport, display: BuildDisplay) -> cache.CacheRecord | None:
+def _record(
+    result: RenderResult,
+    unit: RenderUnit,
+    key: str,
+    digest: str,
+    plan,
+    timelines,
+    quality: Quality,
+    report: BuildReport,
+    display: BuildDisplay,
+) -> cache.CacheRecord | None:
     if not result.ok:
         error = result.error
         if _is_disk_full(error) or _nearly_full(Path(unit.output).parent):
@@ -313,17 +348,23 @@ def _record(result: RenderResult, unit: RenderUnit, key: str, digest: str, plan,
         return None
     scene = next(s for s in plan if s.name == unit.scene)
     if cache.scene_key(scene, timelines[unit.scene], quality) != key:
-        error = (f"{scene.module}: the scene's sources changed while it rendered; "
-                 f"the render is discarded (build again)")
+        error = f"{scene.module}: the scene's sources changed while it rendered; the render is discarded (build again)"
         report.failed[unit.scene] = error
         display.failed(unit.scene, error)
         return None
     log = read_log(result.log)
     work = Path(unit.output).parent
-    record = cache.CacheRecord(key=key, video=Path(result.output).name, numbers_read=log["numbers_read"],
-                               log=Path(result.log).name, frames=int(log["frames"]), fps=float(log["fps"]),
-                               numbers_digest=digest, render_s=result.seconds,
-                               extra={"video_seal": integrity.seal(Path(result.output)).to_json()})
+    record = cache.CacheRecord(
+        key=key,
+        video=Path(result.output).name,
+        numbers_read=log["numbers_read"],
+        log=Path(result.log).name,
+        frames=int(log["frames"]),
+        fps=float(log["fps"]),
+        numbers_digest=digest,
+        render_s=result.seconds,
+        extra={"video_seal": integrity.seal(Path(result.output)).to_json()},
+    )
     cache.save_record(work, record)
     report.rendered.append(unit.scene)
     report.render_seconds[unit.scene] = result.seconds
@@ -384,7 +425,7 @@ def _narration(plan, fitted: dict[str, Timeline], work_root: Path, chosen: set[s
         timeline = fitted[name]
         sig = _signature(["track", cache.timing_signature(timeline), _clip_stamp(timeline)])
         track = folder / f"{name}.wav"
-        _unless_fresh(track, sig, lambda: write_track(timeline, track))
+        _unless_fresh(track, sig, partial(write_track, timeline, track))
         raw[name] = (track, sig)
         energies[name] = _measured(folder / f"{name}.energies.json", sig, track)["energies"]
 
@@ -401,7 +442,7 @@ def _narration(plan, fitted: dict[str, Timeline], work_root: Path, chosen: set[s
             track, sig = raw[name]
             lsig = _signature(["limited", sig, gain, st.CEILING_DBTP, st.LIMITER_HEADROOM_DB])
             out = folder / f"{name}.limited.wav"
-            _unless_fresh(out, lsig, lambda: st.limit(track, out, gain))
+            _unless_fresh(out, lsig, partial(st.limit, track, out, gain))
             limited[name] = (out, lsig)
             measures[name] = _measured(folder / f"{name}.limited.json", lsig, out, peak=True)
         lufs = st.integrated_lufs([measures[n]["energies"] for n in names])
@@ -415,7 +456,7 @@ def _narration(plan, fitted: dict[str, Timeline], work_root: Path, chosen: set[s
         if name in chosen:
             wav, lsig = limited[name]
             m4a = folder / f"{name}.m4a"
-            _unless_fresh(m4a, lsig, lambda: st.encode_scene(wav, m4a))
+            _unless_fresh(m4a, lsig, partial(st.encode_scene, wav, m4a))
             encoded[name] = (m4a, lsig)
     return Narration(limited, encoded, MeasuredLoudness(lufs, peak), gain)
 
@@ -466,8 +507,9 @@ def _measured(path: Path, sig: str, wav: Path, peak: bool = False) -> dict:
     return data
 
 
-def _scene_video(name: str, record: cache.CacheRecord, work_root: Path, encoded: tuple[Path, str],
-                 out_dir: Path) -> bool:
+def _scene_video(
+    name: str, record: cache.CacheRecord, work_root: Path, encoded: tuple[Path, str], out_dir: Path
+) -> bool:
     """The scene's own MP4: its video and its narration (at the lecture's loudness), both
     copied as encoded; True when remade."""
     m4a, sig = encoded
@@ -486,23 +528,36 @@ def _lecture(plan, fresh, fitted, audio: Narration, work_root: Path, out_dir: Pa
     _unless_fresh(silent, video_sig, lambda: concat_videos(videos, silent))
 
     narration, audio_sig = _lecture_audio(
-        plan, audio, {n: round(fresh[n].duration_s * st.RATE_HZ) for n in names}, work_root)
+        plan, audio, {n: round(fresh[n].duration_s * st.RATE_HZ) for n in names}, work_root
+    )
 
     lecture = out_dir / "lecture.mp4"
     _unless_fresh(lecture, _signature([video_sig, audio_sig]), lambda: mux_copy(silent, narration, lecture))
     report.lecture = lecture
     # Which scene files the lecture is made of, in order: what `ffn-video check` compares
     # the lecture's (or the YouTube video's) narration with, scene by scene.
-    write_json(out_dir / "scenes.json", {"scenes": [
-        {"name": n, "file": f"scenes/{n}.mp4", "frames": fresh[n].frames, "fps": fresh[n].fps} for n in names]})
+    write_json(
+        out_dir / "scenes.json",
+        {
+            "scenes": [
+                {"name": n, "file": f"scenes/{n}.mp4", "frames": fresh[n].frames, "fps": fresh[n].fps} for n in names
+            ]
+        },
+    )
     report.video_seconds = sum(fitted[n].total_s for n in names)
 
     from voiceover.subtitles import write_srt, write_vtt
 
     ordered = [fitted[n] for n in names]
-    text_sig = _signature(["subtitles", [[t.total_s, [[b.start_s, [[s.text, s.start_s, s.duration_s]
-                                                               for s in b.segments]] for b in t.beats]]
-                                         for t in ordered]])
+    text_sig = _signature(
+        [
+            "subtitles",
+            [
+                [t.total_s, [[b.start_s, [[s.text, s.start_s, s.duration_s] for s in b.segments]] for b in t.beats]]
+                for t in ordered
+            ],
+        ]
+    )
     srt_path, vtt_path = out_dir / "lecture.es.srt", out_dir / "lecture.es.vtt"
     _unless_fresh(srt_path, text_sig, lambda: _atomic(srt_path, lambda tmp: write_srt(ordered, tmp)))
     _unless_fresh(vtt_path, text_sig, lambda: _atomic(vtt_path, lambda tmp: write_vtt(ordered, tmp)))
@@ -540,8 +595,10 @@ def _is_disk_full(err) -> bool:
 
 
 def _disk_full_message(step: str, folder: Path) -> str:
-    return (f"{step}: disco lleno al escribir en {folder}. Libera espacio y vuelve a compilar: "
-            f"lo ya terminado se conserva y no se repite, y la lecture.mp4 anterior sigue intacta.")
+    return (
+        f"{step}: disco lleno al escribir en {folder}. Libera espacio y vuelve a compilar: "
+        f"lo ya terminado se conserva y no se repite, y la lecture.mp4 anterior sigue intacta."
+    )
 
 
 def _failure(step: str, err: BaseException, folder: Path) -> str:

@@ -18,6 +18,7 @@ only through the timeline, which is hashed.
 Each render is kept under its own key (`<key>.mp4`, `<key>.log.json`, `<key>.record.json`),
 the last few per scene and quality, so undoing an edit finds the earlier render again.
 """
+
 from __future__ import annotations
 
 import ast
@@ -47,13 +48,13 @@ KEPT_RENDERS = 3  # renders kept per scene and quality (current one included)
 @dataclass(frozen=True)
 class CacheRecord:
     key: str
-    video: str                 # the silent MP4 (file name inside the work dir, or absolute)
+    video: str  # the silent MP4 (file name inside the work dir, or absolute)
     numbers_read: dict
-    log: str = ""              # the scene's render log, like `video`
-    frames: int = 0            # frames in the video
+    log: str = ""  # the scene's render log, like `video`
+    frames: int = 0  # frames in the video
     fps: float = 0.0
-    numbers_digest: str = ""   # `numbers_digest()` when the scene was rendered
-    render_s: float = 0.0      # wall time of the render
+    numbers_digest: str = ""  # `numbers_digest()` when the scene was rendered
+    render_s: float = 0.0  # wall time of the render
     extra: dict = field(default_factory=dict)
 
     def video_path(self, work_dir: Path) -> Path:
@@ -146,14 +147,14 @@ def _version(package: str) -> str:
 def timing_signature(timeline: Timeline) -> list:
     """What a scene's frames depend on in its timeline: times, never text."""
     return [timeline.total_s] + [
-        [b.name, b.start_s, b.speech_s, b.pause_s, sorted(b.bookmarks.items())] for b in timeline.beats]
+        [b.name, b.start_s, b.speech_s, b.pause_s, sorted(b.bookmarks.items())] for b in timeline.beats
+    ]
 
 
 def scene_key(scene: PlannedScene, timeline: Timeline, quality: Quality, root: Path = REPO_ROOT) -> str:
     """The static part of a scene's cache key (the numbers it reads are checked apart)."""
     sources = source_files(scene.module, root)
-    uses_ffn_core = any(_module_name(p, root) and (_module_name(p, root) or "").startswith("ffn_core")
-                        for p in sources)
+    uses_ffn_core = any(_module_name(p, root) and (_module_name(p, root) or "").startswith("ffn_core") for p in sources)
     parts = {
         "version": KEY_VERSION,
         "class": scene.class_name,
@@ -211,8 +212,9 @@ def load_record(work_dir: Path, key: str) -> CacheRecord | None:
         return None
 
 
-def is_fresh(record: CacheRecord | None, key: str, current_number, work_dir: Path | None = None,
-             digest: str | None = None) -> bool:
+def is_fresh(
+    record: CacheRecord | None, key: str, current_number, work_dir: Path | None = None, digest: str | None = None
+) -> bool:
     """True when the recorded render can be reused as it is."""
     if record is None or record.key != key:
         return False

@@ -6,11 +6,12 @@ durations are measured between the timestamps as written. A scene too short to b
 chapter of its own joins the previous chapter (the first scene's chapter absorbs the next
 one instead), and the merge is reported.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 MIN_CHAPTER_S = 10
 MIN_CHAPTERS = 3
@@ -20,13 +21,13 @@ MIN_CHAPTERS = 3
 class SceneSpan:
     scene: str
     title: str
-    start_s: float     # in the lecture video
+    start_s: float  # in the lecture video
     duration_s: float
 
 
 @dataclass(frozen=True)
 class Chapter:
-    start_s: int       # whole seconds, as written in the timestamp
+    start_s: int  # whole seconds, as written in the timestamp
     title: str
     scenes: tuple[str, ...]
 
@@ -58,14 +59,18 @@ def make_chapters(spans: Sequence[SceneSpan]) -> tuple[list[Chapter], list[str]]
             absorbed, into = chapters[1], chapters[0]
             merged = Chapter(into.start_s, into.title, into.scenes + absorbed.scenes)
             chapters[0:2] = [merged]
-            notes.append(f"el capítulo «{into.title}» dura menos de {MIN_CHAPTER_S} s: "
-                         f"absorbe «{absorbed.title}» ({', '.join(absorbed.scenes)})")
+            notes.append(
+                f"el capítulo «{into.title}» dura menos de {MIN_CHAPTER_S} s: "
+                f"absorbe «{absorbed.title}» ({', '.join(absorbed.scenes)})"
+            )
         else:
             absorbed, into = chapters[short], chapters[short - 1]
             merged = Chapter(into.start_s, into.title, into.scenes + absorbed.scenes)
-            chapters[short - 1:short + 1] = [merged]
-            notes.append(f"«{absorbed.title}» ({', '.join(absorbed.scenes)}) dura menos de "
-                         f"{MIN_CHAPTER_S} s: se une al capítulo anterior, «{into.title}»")
+            chapters[short - 1 : short + 1] = [merged]
+            notes.append(
+                f"«{absorbed.title}» ({', '.join(absorbed.scenes)}) dura menos de "
+                f"{MIN_CHAPTER_S} s: se une al capítulo anterior, «{into.title}»"
+            )
     return chapters, notes
 
 

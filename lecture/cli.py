@@ -1,5 +1,6 @@
 """`ffn-video`: build the lecture, watch it while editing, list its scenes, narrate it,
 audit its numbers, and publish it on YouTube."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,11 +18,14 @@ def parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_build = sub.add_parser("build", help="renderiza la clase (solo lo que cambió)")
-    p_build.add_argument("--quality", default="preview", choices=list(QUALITIES),
-                         help="preview (854x480, 15 fps), 1080p (60 fps) o 4k (60 fps)")
+    p_build.add_argument(
+        "--quality",
+        default="preview",
+        choices=list(QUALITIES),
+        help="preview (854x480, 15 fps), 1080p (60 fps) o 4k (60 fps)",
+    )
     p_build.add_argument("--only", nargs="+", metavar="ESCENA", help="renderiza solo estas escenas")
-    p_build.add_argument("--jobs", type=int, default=None,
-                         help="renders en paralelo (por defecto, los núcleos)")
+    p_build.add_argument("--jobs", type=int, default=None, help="renders en paralelo (por defecto, los núcleos)")
 
     p_watch = sub.add_parser("watch", help="recompila en calidad preview cada vez que cambia una escena o su guion")
     p_watch.add_argument("--quality", default="preview", choices=list(QUALITIES))
@@ -41,16 +45,28 @@ def parser() -> argparse.ArgumentParser:
     p_numbers.add_argument("--json", action="store_true", help="como lista JSON")
 
     p_publish = sub.add_parser("publish", help="prepara el paquete para YouTube (--dry-run) o lo sube (--upload)")
-    p_publish.add_argument("--quality", default="1080p", choices=list(QUALITIES),
-                           help="la compilación de la que sale el paquete (por defecto, 1080p)")
+    p_publish.add_argument(
+        "--quality",
+        default="1080p",
+        choices=list(QUALITIES),
+        help="la compilación de la que sale el paquete (por defecto, 1080p)",
+    )
     mode = p_publish.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--dry-run", action="store_true",
-                      help="escribe renders/<calidad>/youtube/ y lo comprueba, sin enviar nada")
+    mode.add_argument(
+        "--dry-run", action="store_true", help="escribe renders/<calidad>/youtube/ y lo comprueba, sin enviar nada"
+    )
     mode.add_argument("--upload", action="store_true", help="sube el vídeo, o actualiza el ya publicado")
-    p_publish.add_argument("--client-secrets", metavar="ARCHIVO",
-                           help="JSON de un cliente OAuth de tipo «App de escritorio» (con --upload)")
-    p_publish.add_argument("--privacy", choices=["private", "unlisted", "public"], default=None,
-                           help="privacidad (por defecto: private al subir; la actual al actualizar)")
+    p_publish.add_argument(
+        "--client-secrets",
+        metavar="ARCHIVO",
+        help="JSON de un cliente OAuth de tipo «App de escritorio» (con --upload)",
+    )
+    p_publish.add_argument(
+        "--privacy",
+        choices=["private", "unlisted", "public"],
+        default=None,
+        help="privacidad (por defecto: private al subir; la actual al actualizar)",
+    )
 
     p_check = sub.add_parser("check", help="comprueba el paquete de YouTube regla por regla")
     p_check.add_argument("--quality", default="1080p", choices=list(QUALITIES))
@@ -167,8 +183,9 @@ def _publish(args, console: Console) -> int:
         print(f"paquete: {report.paths.folder} (vídeo {report.video_action})")
         print("\n".join(format_results(results)))
         return 0 if all(r.ok for r in results) else 1
-    report, published = upload(args.quality, args.client_secrets, args.privacy,
-                               log=lambda line: console.print(escape(line), highlight=False))
+    report, published = upload(
+        args.quality, args.client_secrets, args.privacy, log=lambda line: console.print(escape(line), highlight=False)
+    )
     for note in (*report.notes, *published.notes):
         console.print(f"aviso: {escape(note)}", highlight=False, soft_wrap=True)
     print(f"vídeo {published.action}: {published.url} (anotado en {report.paths.published})")

@@ -4,6 +4,7 @@ while it renders, and a summary at the end.
 On a terminal the states are live rich progress bars; elsewhere (a log, CI, a pipe) each
 change of state is one printed line, so the record stays readable.
 """
+
 from __future__ import annotations
 
 import threading
@@ -34,13 +35,18 @@ class BuildDisplay:
         self.console = console
         self.live = console.is_terminal
         self.progress = Progress(
-            TextColumn("{task.fields[scene]:<16}"), TextColumn("{task.fields[state]:<24}"),
-            BarColumn(bar_width=30), TextColumn("{task.fields[frames]}"), TimeElapsedColumn(),
-            console=console, disable=not self.live)
+            TextColumn("{task.fields[scene]:<16}"),
+            TextColumn("{task.fields[state]:<24}"),
+            BarColumn(bar_width=30),
+            TextColumn("{task.fields[frames]}"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not self.live,
+        )
         self.tasks: dict[str, TaskID] = {}
         self._lock = threading.Lock()
 
-    def __enter__(self) -> "BuildDisplay":
+    def __enter__(self) -> BuildDisplay:
         self.progress.start()
         return self
 
@@ -50,8 +56,9 @@ class BuildDisplay:
     def _set(self, scene: str, state: str, line: str | None = None, **fields) -> None:
         with self._lock:
             if scene not in self.tasks:
-                self.tasks[scene] = self.progress.add_task("", total=None, scene=scene, state="", frames="",
-                                                           start=False)
+                self.tasks[scene] = self.progress.add_task(
+                    "", total=None, scene=scene, state="", frames="", start=False
+                )
             task = self.tasks[scene]
             if state == "rendering":
                 self.progress.start_task(task)
@@ -68,8 +75,9 @@ class BuildDisplay:
         self._set(scene, "stale", f"[dim]sin render al día[/]  {scene} (no se pidió)")
 
     def waiting(self, scene: str, frames: int) -> None:
-        self._set(scene, "waiting", None, total=frames or None, completed=0,
-                  frames=f"0/{frames} fotogramas" if frames else "")
+        self._set(
+            scene, "waiting", None, total=frames or None, completed=0, frames=f"0/{frames} fotogramas" if frames else ""
+        )
 
     def rendering(self, scene: str) -> None:
         self._set(scene, "rendering", f"[yellow]renderizando[/]  {scene}")
@@ -106,7 +114,7 @@ class BuildDisplay:
         return report
 
 
-def print_summary(report: "BuildReport", console: Console) -> None:
+def print_summary(report: BuildReport, console: Console) -> None:
     """What was rendered, what came from the cache, what failed, and the time it took."""
     table = Table(title=f"Compilación {report.quality}", title_justify="left", show_edge=False)
     table.add_column("escena")
@@ -120,11 +128,17 @@ def print_summary(report: "BuildReport", console: Console) -> None:
         elif name in report.cached:
             table.add_row(name, "[green]de caché[/]", "")
     console.print(table)
-    console.print(f"renderizadas: {len(report.rendered)}; de caché: {len(report.cached)}; "
-                  f"fallidas: {len(report.failed)}; tiempo total: {report.seconds:.1f} s", highlight=False)
+    console.print(
+        f"renderizadas: {len(report.rendered)}; de caché: {len(report.cached)}; "
+        f"fallidas: {len(report.failed)}; tiempo total: {report.seconds:.1f} s",
+        highlight=False,
+    )
     if report.loudness:
-        console.print(f"narración: {report.loudness.integrated_lufs:.1f} LUFS, "
-                      f"pico real {report.loudness.true_peak_dbtp:.1f} dBTP", highlight=False)
+        console.print(
+            f"narración: {report.loudness.integrated_lufs:.1f} LUFS, "
+            f"pico real {report.loudness.true_peak_dbtp:.1f} dBTP",
+            highlight=False,
+        )
     for voice in report.voices:
         console.print(f"voz: {escape(voice)}", highlight=False, soft_wrap=True)
     # soft_wrap: paths and tracebacks stay whole lines, whatever the terminal's width.

@@ -7,6 +7,7 @@ with nothing to do stays fast); otherwise the content hash decides (a `touch` or
 keeps the file). A damaged file is discarded and made again, with a one-line notice naming
 it, collected here and printed in the build's summary.
 """
+
 from __future__ import annotations
 
 import threading
@@ -21,7 +22,7 @@ _notices: list[str] = []
 
 @dataclass(frozen=True)
 class Seal:
-    size: int        # bytes
+    size: int  # bytes
     mtime_ns: int
     sha256: str
 
@@ -29,7 +30,7 @@ class Seal:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data) -> "Seal | None":
+    def from_json(cls, data) -> Seal | None:
         try:
             return cls(int(data["size"]), int(data["mtime_ns"]), str(data["sha256"]))
         except (TypeError, KeyError, ValueError):

@@ -4,6 +4,7 @@ A scene is `fresh` at a quality when a render under its current cache key exists
 would take it from the cache), `stale` when only renders of older inputs exist, and
 `none` when it was never rendered there.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,23 +42,25 @@ def scene_rows(plan: tuple[PlannedScene, ...], work_root: Path) -> list[dict]:
     digest = cache.numbers_digest()
     rows = []
     for scene in plan:
-        row = {"name": scene.name, "class": scene.class_name,
-               "module": str(scene.module), "script": scene.script}
+        row = {"name": scene.name, "class": scene.class_name, "module": str(scene.module), "script": scene.script}
         try:
             timeline = build_timeline(scene.script, script=scene.load_script())
         except Exception as err:  # noqa: BLE001 - listed with its error, the others still listed
             row.update(title=None, narration_s=None, beats=None, rendered=None, error=str(err))
             rows.append(row)
             continue
-        row.update(title=timeline.title, narration_s=round(timeline.total_s, 3), beats=len(timeline.beats),
-                   rendered=render_state(scene, timeline, work_root, current, digest))
+        row.update(
+            title=timeline.title,
+            narration_s=round(timeline.total_s, 3),
+            beats=len(timeline.beats),
+            rendered=render_state(scene, timeline, work_root, current, digest),
+        )
         rows.append(row)
     return rows
 
 
 def format_rows(rows: list[dict]) -> list[str]:
-    lines = [f"{'escena':<16} {'duración':>9} {'beats':>5}  " + "  ".join(f"{q:<9}" for q in QUALITIES)
-             + "  título"]
+    lines = [f"{'escena':<16} {'duración':>9} {'beats':>5}  " + "  ".join(f"{q:<9}" for q in QUALITIES) + "  título"]
     for row in rows:
         if row.get("error"):
             lines.append(f"{row['name']:<16} error: {row['error']}")

@@ -1,11 +1,12 @@
 """ffmpeg steps: join silent scene videos without re-encoding, and mux in the narration
 as AAC-LC 48 kHz stereo with the moov atom at the front (fast start for YouTube)."""
+
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from voiceover.atomic import atomic_path
 
@@ -16,8 +17,9 @@ class MuxError(RuntimeError):
 
 def run_ffmpeg(args: list[str], what: str, error: type[Exception] = MuxError) -> None:
     """ffmpeg, quiet unless it fails; the error says what it was doing and ffmpeg's last words."""
-    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise error(f"ffmpeg failed while {what}: {proc.stderr.strip()[-800:]}")
 
@@ -31,8 +33,10 @@ def concat_streams(paths: Sequence[Path], out: Path, what: str) -> Path:
         listing = tmp.with_suffix(".txt")
         listing.write_text("".join(f"file '{Path(p).resolve()}'\n" for p in paths), encoding="utf-8")
         try:
-            _ffmpeg(["-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", "-f", "mp4", str(tmp)],
-                    f"joining {len(paths)} {what}")
+            _ffmpeg(
+                ["-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", "-f", "mp4", str(tmp)],
+                f"joining {len(paths)} {what}",
+            )
         finally:
             listing.unlink(missing_ok=True)
     return out
@@ -45,26 +49,72 @@ def concat_videos(videos: list[Path], out: Path) -> Path:
 def mux(video: Path, audio_wav: Path, out: Path) -> Path:
     """Video stream copied as is; narration encoded once to AAC-LC 48 kHz stereo."""
     with atomic_path(out) as tmp:
-        _ffmpeg(["-i", str(video), "-i", str(audio_wav), "-map", "0:v:0", "-map", "1:a:0",
-                 "-c:v", "copy", "-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k",
-                 "-ar", "48000", "-ac", "2", "-movflags", "+faststart", "-f", "mp4", str(tmp)],
-                f"muxing {Path(video).name} with {Path(audio_wav).name}")
+        _ffmpeg(
+            [
+                "-i",
+                str(video),
+                "-i",
+                str(audio_wav),
+                "-map",
+                "0:v:0",
+                "-map",
+                "1:a:0",
+                "-c:v",
+                "copy",
+                "-c:a",
+                "aac",
+                "-profile:a",
+                "aac_low",
+                "-b:a",
+                "192k",
+                "-ar",
+                "48000",
+                "-ac",
+                "2",
+                "-movflags",
+                "+faststart",
+                "-f",
+                "mp4",
+                str(tmp),
+            ],
+            f"muxing {Path(video).name} with {Path(audio_wav).name}",
+        )
     return out
 
 
 def mux_copy(video: Path, audio: Path, out: Path) -> Path:
     """Video and already-encoded audio put together as they are, index at the front."""
     with atomic_path(out) as tmp:
-        _ffmpeg(["-i", str(video), "-i", str(audio), "-map", "0:v:0", "-map", "1:a:0", "-c", "copy",
-                 "-movflags", "+faststart", "-f", "mp4", str(tmp)],
-                f"muxing {Path(video).name} with {Path(audio).name}")
+        _ffmpeg(
+            [
+                "-i",
+                str(video),
+                "-i",
+                str(audio),
+                "-map",
+                "0:v:0",
+                "-map",
+                "1:a:0",
+                "-c",
+                "copy",
+                "-movflags",
+                "+faststart",
+                "-f",
+                "mp4",
+                str(tmp),
+            ],
+            f"muxing {Path(video).name} with {Path(audio).name}",
+        )
     return out
 
 
 def probe(path: Path) -> dict:
     """ffprobe's view of a file: streams and format, as a dict."""
-    proc = subprocess.run(["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", str(path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", str(path)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise MuxError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
     return json.loads(proc.stdout)

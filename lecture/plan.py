@@ -2,9 +2,11 @@
 
 The plan is data: which scenes play, in which order, and which class draws each; the
 narration script that times a scene is the one its class declares (`script = "..."`), so
-the name is written once (a plan entry may repeat it, and then the two must agree). `FFN_PLAN` points the build at another plan file (tests use a
-tiny one); paths inside a plan are relative to the repository root, or absolute.
+the name is written once (a plan entry may repeat it, and then the two must agree).
+`FFN_PLAN` points the build at another plan file (tests use a tiny one);
+paths inside a plan are relative to the repository root, or absolute.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,9 +24,9 @@ ALLOWED_KEYS = {"name", "module", "class", "script", "script_path"}
 @dataclass(frozen=True)
 class PlannedScene:
     name: str
-    module: Path       # absolute path of the scene's source file
+    module: Path  # absolute path of the scene's source file
     class_name: str
-    script: str        # narration name
+    script: str  # narration name
     script_path: Path | None = None  # explicit narration file; None: voiceover/script/es/<script>.toml
 
     def load_script(self) -> Script:
@@ -77,11 +79,13 @@ def _script_of(module: Path, class_name: str, planned: str | None, label: str) -
     declared = declared_script(module, class_name)
     if declared is None:
         if planned is None:
-            raise ValueError(f"{label}: class {class_name} in {module} declares no `script = \"...\"`")
+            raise ValueError(f'{label}: class {class_name} in {module} declares no `script = "..."`')
         return planned
     if planned is not None and planned != declared:
-        raise ValueError(f"{label}: the plan says script '{planned}' but class {class_name} in {module} "
-                         f"declares '{declared}'; write it once, in the class")
+        raise ValueError(
+            f"{label}: the plan says script '{planned}' but class {class_name} in {module} "
+            f"declares '{declared}'; write it once, in the class"
+        )
     return declared
 
 

@@ -5,6 +5,7 @@ lecturer's time; one that finds LaTeX missing inside a manim process prints a tr
 `check_tools` looks for every external program first and says, in one message, what is
 missing and the command that installs it.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 class Tool:
     program: str
     package: str  # the Debian package that provides it
-    why: str      # what the build needs it for, in Spanish
+    why: str  # what the build needs it for, in Spanish
 
 
 # The mux, the narration's encoding, manim's LaTeX, and espeak-ng (the draft voice, and
@@ -44,5 +45,7 @@ def check_tools() -> None:
         return
     listed = "; ".join(f"{t.program} ({t.why})" for t in missing)
     packages = " ".join(dict.fromkeys(t.package for t in missing))
-    raise MissingTools(f"faltan programas que la compilación necesita: {listed}. "
-                       f"Instálalos con: ./setup.sh   (o: sudo apt-get install -y {packages})")
+    raise MissingTools(
+        f"faltan programas que la compilación necesita: {listed}. "
+        f"Instálalos con: ./setup.sh   (o: sudo apt-get install -y {packages})"
+    )

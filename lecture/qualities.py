@@ -1,4 +1,5 @@
 """Render qualities: frame size and rate."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

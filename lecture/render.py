@@ -10,6 +10,7 @@ must never write into the directory of the next one). The result lands by rename
 output path holds a complete video or nothing. manim gets SIGKILL when the process that
 started it dies (Linux `PR_SET_PDEATHSIG`), so killing a build stops its renders too.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,9 +21,9 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from lecture.plan import REPO_ROOT
 
@@ -49,15 +50,15 @@ _FRAME_RE = re.compile(r"(\S+\.py):(\d+) in (\S+)")
 @dataclass(frozen=True)
 class RenderUnit:
     scene: str
-    module: str          # path of the scene's source file
+    module: str  # path of the scene's source file
     class_name: str
     width_px: int
     height_px: int
     fps: int
-    timeline_json: str   # the timeline the scene must follow (the build's own copy)
-    media_dir: str       # base of this unit's manim media directories (one per attempt)
-    output: str          # where the silent MP4 lands (by rename)
-    log: str             # where the scene's log lands (bookmarks fired, numbers read, layout)
+    timeline_json: str  # the timeline the scene must follow (the build's own copy)
+    media_dir: str  # base of this unit's manim media directories (one per attempt)
+    output: str  # where the silent MP4 lands (by rename)
+    log: str  # where the scene's log lands (bookmarks fired, numbers read, layout)
     expected_frames: int = 0  # frames the timeline asks for (for progress only)
 
 
@@ -109,24 +110,56 @@ def render_unit(unit: RenderUnit, progress: Progress | None = None) -> RenderRes
     attempt = Path(unit.media_dir) / f"run-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     attempt.mkdir(parents=True, exist_ok=True)
     tmp_log = attempt / "scene.log.json"
-    env = dict(os.environ, FFN_TIMELINE=unit.timeline_json, FFN_SCENE_LOG=str(tmp_log),
-               FFN_PARENT_PID=str(os.getpid()), COLUMNS="160",  # tracebacks not cut at 80 columns
-               PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cmd = [sys.executable, "-c", _LAUNCHER, "render", "--media_dir", str(attempt),
-           "--resolution", f"{unit.width_px},{unit.height_px}", "--frame_rate", str(unit.fps),
-           "--disable_caching", "--progress_bar", "display", "--verbosity", "WARNING",
-           unit.module, unit.class_name]
+    env = dict(
+        os.environ,
+        FFN_TIMELINE=unit.timeline_json,
+        FFN_SCENE_LOG=str(tmp_log),
+        FFN_PARENT_PID=str(os.getpid()),
+        COLUMNS="160",  # tracebacks not cut at 80 columns
+        PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    )
+    cmd = [
+        sys.executable,
+        "-c",
+        _LAUNCHER,
+        "render",
+        "--media_dir",
+        str(attempt),
+        "--resolution",
+        f"{unit.width_px},{unit.height_px}",
+        "--frame_rate",
+        str(unit.fps),
+        "--disable_caching",
+        "--progress_bar",
+        "display",
+        "--verbosity",
+        "WARNING",
+        unit.module,
+        unit.class_name,
+    ]
     try:
         returncode, output = _run(cmd, env, unit.expected_frames, progress)
         if returncode != 0:
-            return RenderResult(unit.scene, False, "", "", time.monotonic() - start,
-                                _last_error(output) or f"manim exited with status {returncode}")
+            return RenderResult(
+                unit.scene,
+                False,
+                "",
+                "",
+                time.monotonic() - start,
+                _last_error(output) or f"manim exited with status {returncode}",
+            )
         videos = attempt / "videos"
         found = [p for p in videos.rglob(f"{unit.class_name}.mp4") if "partial_movie_files" not in p.parts]
         if len(found) != 1 or not tmp_log.exists():
-            return RenderResult(unit.scene, False, "", "", time.monotonic() - start,
-                                f"manim finished but left {len(found)} videos and "
-                                f"{'a' if tmp_log.exists() else 'no'} scene log under {attempt}")
+            return RenderResult(
+                unit.scene,
+                False,
+                "",
+                "",
+                time.monotonic() - start,
+                f"manim finished but left {len(found)} videos and "
+                f"{'a' if tmp_log.exists() else 'no'} scene log under {attempt}",
+            )
         out = Path(unit.output)
         out.parent.mkdir(parents=True, exist_ok=True)
         # Same filesystem: a rename, never a half-copied file at `out`.
@@ -145,8 +178,9 @@ def render_unit(unit: RenderUnit, progress: Progress | None = None) -> RenderRes
 
 def _run(cmd: list[str], env: dict, expected: int, progress: Progress | None) -> tuple[int, str]:
     """Run manim, feeding its progress bars to `progress`; (exit status, output tail)."""
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        cmd, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     counter = FrameCounter()
     lines: list[str] = []
     pending = ""

@@ -15,11 +15,12 @@ exactly its video's samples, and encoded once as a single AAC stream (a 25-minut
 in seconds): no join exists in the audio at all. Each scene's own MP4 gets its own
 encoding of the same limited PCM.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import soundfile
@@ -34,7 +35,7 @@ CEILING_DBTP = -1.0
 # the overshoot of AAC encoding (measured about 0.4 dB on the lecture's narration).
 LIMITER_HEADROOM_DB = 1.0
 LOUDNESS_TOLERANCE_LU = 0.5
-BLOCK_S, HOP_S = 0.4, 0.1     # BS.1770 gating blocks
+BLOCK_S, HOP_S = 0.4, 0.1  # BS.1770 gating blocks
 
 
 class SoundtrackError(RuntimeError):
@@ -97,19 +98,51 @@ def limit(in_wav: Path, out_wav: Path, gain_db: float, ceiling_dbtp: float = CEI
     it sees the peaks between samples), as 48 kHz stereo 16-bit."""
     limit_lin = 10 ** ((ceiling_dbtp - LIMITER_HEADROOM_DB) / 20)
     with atomic_path(Path(out_wav)) as tmp:
-        _ffmpeg(["-i", str(in_wav), "-af",
-                 f"volume={gain_db:.3f}dB,aresample={4 * RATE_HZ},"
-                 f"alimiter=limit={limit_lin:.4f}:level=false:attack=1:release=60,aresample={RATE_HZ}",
-                 "-ar", str(RATE_HZ), "-ac", "2", "-c:a", "pcm_s16le", "-f", "wav", str(tmp)],
-                f"limiting {Path(in_wav).name}")
+        _ffmpeg(
+            [
+                "-i",
+                str(in_wav),
+                "-af",
+                f"volume={gain_db:.3f}dB,aresample={4 * RATE_HZ},"
+                f"alimiter=limit={limit_lin:.4f}:level=false:attack=1:release=60,aresample={RATE_HZ}",
+                "-ar",
+                str(RATE_HZ),
+                "-ac",
+                "2",
+                "-c:a",
+                "pcm_s16le",
+                "-f",
+                "wav",
+                str(tmp),
+            ],
+            f"limiting {Path(in_wav).name}",
+        )
 
 
 def encode_scene(wav: Path, out: Path) -> Path:
     """A scene's narration alone as AAC-LC in MP4, its priming trimmed by the container's
     edit list (kept when the stream is copied), so it starts on the scene's first frame."""
     with atomic_path(out) as tmp:
-        _ffmpeg(["-i", str(wav), "-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k", "-ar", str(RATE_HZ),
-                 "-ac", "2", "-f", "mp4", str(tmp)], f"encoding the narration of {Path(wav).name}")
+        _ffmpeg(
+            [
+                "-i",
+                str(wav),
+                "-c:a",
+                "aac",
+                "-profile:a",
+                "aac_low",
+                "-b:a",
+                "192k",
+                "-ar",
+                str(RATE_HZ),
+                "-ac",
+                "2",
+                "-f",
+                "mp4",
+                str(tmp),
+            ],
+            f"encoding the narration of {Path(wav).name}",
+        )
     return out
 
 
@@ -122,14 +155,14 @@ def join_pcm(scenes: Sequence[tuple[Path, int]], out_wav: Path) -> Path:
     Streamed a block at a time: a 25-minute lecture never sits in memory whole."""
     block = RATE_HZ * 10
     with atomic_path(Path(out_wav)) as tmp:
-        with soundfile.SoundFile(str(tmp), "w", samplerate=RATE_HZ, channels=2, subtype="PCM_16",
-                                 format="WAV") as out:
+        with soundfile.SoundFile(str(tmp), "w", samplerate=RATE_HZ, channels=2, subtype="PCM_16", format="WAV") as out:
             for wav, samples in scenes:
                 written = 0
                 with soundfile.SoundFile(str(wav)) as src:
                     if src.samplerate != RATE_HZ or src.channels != 2:
-                        raise SoundtrackError(f"{wav}: {src.samplerate} Hz, {src.channels} channels; "
-                                              f"expected {RATE_HZ} Hz stereo")
+                        raise SoundtrackError(
+                            f"{wav}: {src.samplerate} Hz, {src.channels} channels; expected {RATE_HZ} Hz stereo"
+                        )
                     while written < samples:
                         data = src.read(min(block, samples - written), dtype="int16", always_2d=True)
                         if not len(data):

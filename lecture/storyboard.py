@@ -7,14 +7,15 @@ read, and any layout problem the render logged for that beat (in red). Stills ar
 into the rendered videos (no re-render), so the whole lecture takes seconds. The page is
 static HTML with relative image paths: no server, no network.
 """
+
 from __future__ import annotations
 
 import html
 import json
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from lecture.plan import PlannedScene
 from voiceover.atomic import atomic_path, write_text
@@ -33,10 +34,10 @@ class Moment:
 
     scene: str
     beat: str
-    label: str        # the bookmark's name, or "fin del beat"
-    scene_s: float    # time of the still within its scene
+    label: str  # the bookmark's name, or "fin del beat"
+    scene_s: float  # time of the still within its scene
     lecture_s: float  # the same moment in the joined lecture
-    text: str         # the narration spoken up to this moment, since the previous one
+    text: str  # the narration spoken up to this moment, since the previous one
     problems: tuple[str, ...]
 
 
@@ -89,8 +90,9 @@ def _latest_render(work: Path) -> tuple[dict, dict] | None:
     return None
 
 
-def collect(plan: Sequence[PlannedScene], renders: Path, work_root: Path,
-            only: set[str] | None = None) -> list[SceneBoard]:
+def collect(
+    plan: Sequence[PlannedScene], renders: Path, work_root: Path, only: set[str] | None = None
+) -> list[SceneBoard]:
     """The boards of the plan's scenes (those in `only`, when given), in plan order; times in
     the lecture count every scene of the plan before them."""
     boards, clock = [], 0.0
@@ -106,12 +108,23 @@ def collect(plan: Sequence[PlannedScene], renders: Path, work_root: Path,
         duration = log["frames"] / log["fps"]
         if only is None or scene.name in only:
             timeline = Timeline.from_json(timeline_json)
-            boards.append(SceneBoard(scene.name, timeline.title, video, log["fps"], clock, duration, log.get("numbers_read", {}),
-                                     moments(scene.name, timeline, clock, log.get("layout_problems", []), log["fps"])))
+            boards.append(
+                SceneBoard(
+                    scene.name,
+                    timeline.title,
+                    video,
+                    log["fps"],
+                    clock,
+                    duration,
+                    log.get("numbers_read", {}),
+                    moments(scene.name, timeline, clock, log.get("layout_problems", []), log["fps"]),
+                )
+            )
         clock += duration
     if missing:
-        raise StoryboardError(f"sin render de: {', '.join(missing)}; "
-                              f"ffn-video build --quality <calidad> las renderiza primero")
+        raise StoryboardError(
+            f"sin render de: {', '.join(missing)}; ffn-video build --quality <calidad> las renderiza primero"
+        )
     return boards
 
 
@@ -120,12 +133,34 @@ def extract_still(video: Path, at_s: float, fps: float, out: Path) -> Path:
     the frames before the target, so the target sits a quarter frame before the frame."""
     with atomic_path(out) as tmp:
         target = max(at_s - 0.25 / fps, 0.0)
-        proc = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-ss", f"{target:.4f}", "-i", str(video),
-                               "-frames:v", "1", "-vf", f"scale={STILL_WIDTH_PX}:-2", "-f", "image2",
-                               "-c:v", "png", str(tmp)], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                "ffmpeg",
+                "-nostdin",
+                "-v",
+                "error",
+                "-y",
+                "-ss",
+                f"{target:.4f}",
+                "-i",
+                str(video),
+                "-frames:v",
+                "1",
+                "-vf",
+                f"scale={STILL_WIDTH_PX}:-2",
+                "-f",
+                "image2",
+                "-c:v",
+                "png",
+                str(tmp),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0 or tmp.stat().st_size == 0:
-            raise StoryboardError(f"{video}: no se pudo extraer el fotograma en {at_s:.2f} s: "
-                                  f"{proc.stderr.strip()[-300:]}")
+            raise StoryboardError(
+                f"{video}: no se pudo extraer el fotograma en {at_s:.2f} s: {proc.stderr.strip()[-300:]}"
+            )
     return out
 
 
@@ -152,17 +187,27 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
         f"<h1>Guion gráfico de la clase ({html.escape(quality)})</h1>",
         f"<p>{len(boards)} escenas, {sum(len(b.moments) for b in boards)} fotogramas, "
         f"{_clock(sum(b.duration_s for b in boards))} de vídeo. "
-        + (f"<span class='p'>{total_problems} problemas de composición</span>" if total_problems
-           else "<span class='ok'>sin problemas de composición</span>") + "</p>",
+        + (
+            f"<span class='p'>{total_problems} problemas de composición</span>"
+            if total_problems
+            else "<span class='ok'>sin problemas de composición</span>"
+        )
+        + "</p>",
     ]
     for board in boards:
-        parts.append(f"<h2 id='{html.escape(board.name)}'>{html.escape(board.title)} "
-                     f"<span class='t'>({html.escape(board.name)}, empieza en {_clock(board.start_s)}, "
-                     f"dura {_clock(board.duration_s)})</span></h2>")
-        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(_number_text(v))}</td></tr>"
-                       for k, v in board.numbers_read.items())
-        parts.append(f"<details><summary>{len(board.numbers_read)} números leídos de ffn_core</summary>"
-                     f"<table>{rows}</table></details><div class='grid'>")
+        parts.append(
+            f"<h2 id='{html.escape(board.name)}'>{html.escape(board.title)} "
+            f"<span class='t'>({html.escape(board.name)}, empieza en {_clock(board.start_s)}, "
+            f"dura {_clock(board.duration_s)})</span></h2>"
+        )
+        rows = "".join(
+            f"<tr><td>{html.escape(k)}</td><td>{html.escape(_number_text(v))}</td></tr>"
+            for k, v in board.numbers_read.items()
+        )
+        parts.append(
+            f"<details><summary>{len(board.numbers_read)} números leídos de ffn_core</summary>"
+            f"<table>{rows}</table></details><div class='grid'>"
+        )
         for i, moment in enumerate(board.moments):
             problems = "".join(f"<div class='p'>{html.escape(p)}</div>" for p in moment.problems)
             parts.append(
@@ -170,14 +215,16 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
                 f"alt='{html.escape(board.name)} {moment.scene_s:.2f} s'>"
                 f"<div class='t'>{html.escape(moment.beat)} · {html.escape(moment.label)} · "
                 f"{_clock(moment.scene_s)} en la escena · {_clock(moment.lecture_s)} en la clase</div>"
-                f"<div>{html.escape(moment.text)}</div>{problems}</div>")
+                f"<div>{html.escape(moment.text)}</div>{problems}</div>"
+            )
         parts.append("</div>")
     parts.append("</body></html>\n")
     return "".join(parts)
 
 
-def write_storyboard(plan: Sequence[PlannedScene], renders: Path, work_root: Path, quality: str,
-                     only: set[str] | None = None) -> Path:
+def write_storyboard(
+    plan: Sequence[PlannedScene], renders: Path, work_root: Path, quality: str, only: set[str] | None = None
+) -> Path:
     """Write `renders/<quality>/storyboard/index.html` and its stills; returns the page."""
     boards = collect(plan, renders, work_root, only)
     folder = renders / "storyboard"

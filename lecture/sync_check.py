@@ -6,22 +6,23 @@ lecture's audio around that scene's first frame (the scenes' starts come from th
 frame counts), and the lag of the best match is the scene's offset. A positive offset
 means the narration comes late in the lecture.
 """
+
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 RATE_HZ = 48_000
-MAX_OFFSET_MS = 12.0        # the narration of any scene within this of its own file
-MAX_LENGTH_GAP_MS = 25.0    # audio track and video track of equal length within this
-PROBE_S = 10.0              # seconds of each scene's audio that are matched
-SEARCH_S = 0.5              # how far either side of the expected start the match may lie
-PHAT_BETA = 0.75           # partial whitening: sharp peaks, yet weak bands do not drown in codec noise
+MAX_OFFSET_MS = 12.0  # the narration of any scene within this of its own file
+MAX_LENGTH_GAP_MS = 25.0  # audio track and video track of equal length within this
+PROBE_S = 10.0  # seconds of each scene's audio that are matched
+SEARCH_S = 0.5  # how far either side of the expected start the match may lie
+PHAT_BETA = 0.75  # partial whitening: sharp peaks, yet weak bands do not drown in codec noise
 
 
 class SyncCheckError(RuntimeError):
@@ -31,7 +32,7 @@ class SyncCheckError(RuntimeError):
 @dataclass(frozen=True)
 class SceneOffset:
     scene: str
-    start_s: float   # where the scene's first frame is in the lecture
+    start_s: float  # where the scene's first frame is in the lecture
     offset_ms: float  # narration in the lecture minus narration in the scene's file
 
 
@@ -56,8 +57,7 @@ class SyncReport:
     def lines(self) -> list[str]:
         """One Spanish line per scene, then the lengths."""
         out = [f"{o.scene}: empieza en {o.start_s:.3f} s, narración {o.offset_ms:+.1f} ms" for o in self.offsets]
-        out.append(f"audio {self.audio_s:.3f} s, vídeo {self.video_s:.3f} s "
-                   f"(diferencia {self.length_gap_ms:.1f} ms)")
+        out.append(f"audio {self.audio_s:.3f} s, vídeo {self.video_s:.3f} s (diferencia {self.length_gap_ms:.1f} ms)")
         return out
 
 
@@ -78,8 +78,20 @@ def decode_audio(path: Path, start_s: float = 0.0, seconds: float | None = None)
 
 def stream_seconds(path: Path) -> tuple[float, float]:
     """(video, audio) durations of `path`, from the streams' own time stamps."""
-    proc = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration,nb_frames,"
-                           "r_frame_rate", "-of", "json", str(path)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            "ffprobe",
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_type,duration,nb_frames,r_frame_rate",
+            "-of",
+            "json",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SyncCheckError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
     streams = json.loads(proc.stdout)["streams"]
@@ -93,9 +105,22 @@ def stream_seconds(path: Path) -> tuple[float, float]:
 def video_frames(path: Path) -> tuple[int, float]:
     """(frames, fps) of `path`'s video stream: the frames a player shows, from the stream's
     duration (which honours the edit list; a packet count may include hidden frames)."""
-    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                           "stream=duration,r_frame_rate", "-of", "json", str(path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            "ffprobe",
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=duration,r_frame_rate",
+            "-of",
+            "json",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SyncCheckError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
     stream = json.loads(proc.stdout)["streams"][0]

@@ -10,11 +10,12 @@ editor saving in several writes triggers one build). The build itself is the ord
 incremental one: only the scenes whose cache key changed are narrated and rendered again,
 then `lecture.mp4` is refreshed.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from rich.console import Console
 from rich.markup import escape
@@ -67,10 +68,17 @@ def changed(before: Snapshot, after: Snapshot) -> list[Path]:
     return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
 
 
-def watch(quality: str = "preview", interval_s: float = 0.5, settle_s: float = 0.3,
-          max_cycles: int | None = None, initial_build: bool = True, jobs: int | None = None,
-          console: Console | None = None, plan_file: Path | None = None,
-          build_fn: Callable[..., BuildReport] = build) -> BuildReport | None:
+def watch(
+    quality: str = "preview",
+    interval_s: float = 0.5,
+    settle_s: float = 0.3,
+    max_cycles: int | None = None,
+    initial_build: bool = True,
+    jobs: int | None = None,
+    console: Console | None = None,
+    plan_file: Path | None = None,
+    build_fn: Callable[..., BuildReport] = build,
+) -> BuildReport | None:
     """Build, then rebuild after each change, until interrupted or after `max_cycles`
     rebuilds; returns the last build's report."""
     console = console or Console(stderr=True)

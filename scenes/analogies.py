@@ -1,20 +1,37 @@
 """Dos analogías: the backpack and the jury, both told with the real numbers of "perro" (4 -> 8 -> 4)."""
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, LaggedStart, Line,
-                   ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowArrow,
+    LaggedStart,
+    Line,
+    ReplacementTransform,
+    SurroundingRectangle,
+    Transform,
+    VGroup,
+    Write,
+)
 
-
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow, StageBox, stage_row
 from scenes.kit.icons import Backpack, Bed, Drawer, ItemCard, Jury
 from scenes.kit.matrix import VectorColumn
 from scenes.kit.neurons import NeuronRow
 
-BED_ROWS = 2           # the expanded cards lie on the bed in two rows
-JUROR_SPACING = 1.45   # scene units between jurors (room for a 3-decimal column each)
-VOTE_UNIT = 0.8        # scene units of bar height per unit of vote
-CAPTION_Y = -2.55      # the backpack row's captions share one baseline
+BED_ROWS = 2  # the expanded cards lie on the bed in two rows
+JUROR_SPACING = 1.45  # scene units between jurors (room for a 3-decimal column each)
+VOTE_UNIT = 0.8  # scene units of bar height per unit of vote
+CAPTION_Y = -2.55  # the backpack row's captions share one baseline
 
 
 class Analogies(NarratedScene):
@@ -38,42 +55,67 @@ class Analogies(NarratedScene):
             heading = ty.title("La mochila").to_edge(UP, buff=0.45)
             backpack = Backpack(self.d_model).move_to((5.5, -0.2, 0))
             drawer = Drawer(self.d_model).move_to((-5.5, -0.2, 0))
-            self.play(FadeIn(heading), FadeIn(backpack), FadeIn(_caption("mochila", backpack, CAPTION_Y)),
-                      run_time=b.until("cajon"))
-            drawer_cards = VGroup(*(ItemCard(v, self.scale, places=1).move_to(drawer.slot(i))
-                                    for i, v in enumerate(self.evidence)))
-            self.play(FadeIn(drawer), FadeIn(_caption("cajón", drawer, CAPTION_Y)),
-                      LaggedStart(*(FadeIn(c) for c in drawer_cards), lag_ratio=0.3),
-                      run_time=0.6 * b.speech_remaining())
+            self.play(
+                FadeIn(heading),
+                FadeIn(backpack),
+                FadeIn(_caption("mochila", backpack, CAPTION_Y)),
+                run_time=b.until("cajon"),
+            )
+            drawer_cards = VGroup(
+                *(ItemCard(v, self.scale, places=1).move_to(drawer.slot(i)) for i, v in enumerate(self.evidence))
+            )
+            self.play(
+                FadeIn(drawer),
+                FadeIn(_caption("cajón", drawer, CAPTION_Y)),
+                LaggedStart(*(FadeIn(c) for c in drawer_cards), lag_ratio=0.3),
+                run_time=0.6 * b.speech_remaining(),
+            )
 
         with self.beat("cama") as b:
             bed = Bed(BED_ROWS, self.d_ff // BED_ROWS).move_to((0.1, -0.2, 0))
             to_bed = FlowArrow(drawer.get_right(), bed.get_left())
-            self.play(FadeIn(bed), FadeIn(_caption("cama", bed, CAPTION_Y)), GrowArrow(to_bed), run_time=b.until("cama"))
+            self.play(
+                FadeIn(bed), FadeIn(_caption("cama", bed, CAPTION_Y)), GrowArrow(to_bed), run_time=b.until("cama")
+            )
             # Each card on the bed is made from all four drawer values (a column of W1).
             self.bed_cards = [ItemCard(v, self.scale).move_to(bed.spot(i)) for i, v in enumerate(self.votes)]
-            self.play(LaggedStart(*(FadeTransform(drawer_cards.copy(), c) for c in self.bed_cards), lag_ratio=0.15),
-                      run_time=0.7 * b.speech_remaining())
+            self.play(
+                LaggedStart(*(FadeTransform(drawer_cards.copy(), c) for c in self.bed_cards), lag_ratio=0.15),
+                run_time=0.7 * b.speech_remaining(),
+            )
 
         with self.beat("descartar") as b:
             self.wait(b.until("relu"))
-            self.play(*(c.kept() if a > 0 else c.discarded() for c, a in zip(self.bed_cards, self.spoken)),
-                      run_time=0.5 * b.speech_remaining())
+            self.play(
+                *(c.kept() if a > 0 else c.discarded() for c, a in zip(self.bed_cards, self.spoken)),
+                run_time=0.5 * b.speech_remaining(),
+            )
 
         with self.beat("empacar") as b:
             self.wait(b.until("bolsillos"))
             to_pack = FlowArrow(bed.get_right(), backpack.get_left())
-            self.play(GrowArrow(to_pack), *(p.animate.set_stroke(palette.FFN, width=3) for p in backpack.pockets),
-                      run_time=0.6 * b.until("mezcla"))
+            self.play(
+                GrowArrow(to_pack),
+                *(p.animate.set_stroke(palette.FFN, width=3) for p in backpack.pockets),
+                run_time=0.6 * b.until("mezcla"),
+            )
             self.wait(b.until("mezcla"))
             kept = [c for c, a in zip(self.bed_cards, self.spoken) if a > 0]
-            strands = VGroup(*(Line(c.get_center(), p.get_left(), color=palette.FFN, stroke_width=2,
-                                    stroke_opacity=0.7) for c in kept for p in backpack.pockets))
+            strands = VGroup(
+                *(
+                    Line(c.get_center(), p.get_left(), color=palette.FFN, stroke_width=2, stroke_opacity=0.7)
+                    for c in kept
+                    for p in backpack.pockets
+                )
+            )
             strands.set_z_index(-1)  # behind the cards: each strand leaves from under its card
-            packed = VGroup(*(ItemCard(v, self.scale, width=p.width, height=p.height).move_to(p)
-                              for v, p in zip(self.verdict, backpack.pockets)))
-            self.play(LaggedStart(*(Create(s) for s in strands),
-                                  lag_ratio=0.05), run_time=0.4 * b.speech_remaining())
+            packed = VGroup(
+                *(
+                    ItemCard(v, self.scale, width=p.width, height=p.height).move_to(p)
+                    for v, p in zip(self.verdict, backpack.pockets)
+                )
+            )
+            self.play(LaggedStart(*(Create(s) for s in strands), lag_ratio=0.05), run_time=0.4 * b.speech_remaining())
             self.play(FadeIn(packed), FadeOut(strands), run_time=0.5 * b.speech_remaining())
 
     # -- el jurado ---------------------------------------------------------------------
@@ -84,55 +126,87 @@ class Analogies(NarratedScene):
             self.play(FadeIn(heading), run_time=b.until("evidencia"))
             self.evidence_col = VectorColumn(self.evidence, places=1, font_size=ty.SMALL_SIZE, scale=self.scale)
             self.evidence_col.move_to((-6.0, 0.9, 0))
-            tag = VGroup(ty.small("evidencia").next_to(self.evidence_col, UP, buff=0.2),
-                         ty.small("«perro»").next_to(self.evidence_col, DOWN, buff=0.2))
+            tag = VGroup(
+                ty.small("evidencia").next_to(self.evidence_col, UP, buff=0.2),
+                ty.small("«perro»").next_to(self.evidence_col, DOWN, buff=0.2),
+            )
             self.play(FadeIn(self.evidence_col), FadeIn(tag), run_time=0.6 * b.until("jurado"))
             self.wait(b.until("jurado"))
             self.jury = Jury(self.d_ff, spacing=JUROR_SPACING).move_to((0.65, 2.2, 0))
-            self.play(LaggedStart(*(FadeIn(j, shift=DOWN * 0.2) for j in self.jury.jurors), lag_ratio=0.15),
-                      run_time=0.6 * b.speech_remaining())
+            self.play(
+                LaggedStart(*(FadeIn(j, shift=DOWN * 0.2) for j in self.jury.jurors), lag_ratio=0.15),
+                run_time=0.6 * b.speech_remaining(),
+            )
 
         with self.beat("votos") as b:
-            sight = VGroup(*(Line(self.evidence_col.get_right(), j.get_bottom(), color=palette.MUTED, stroke_width=2,
-                                  stroke_opacity=0.6) for j in self.jury.jurors))
+            sight = VGroup(
+                *(
+                    Line(
+                        self.evidence_col.get_right(),
+                        j.get_bottom(),
+                        color=palette.MUTED,
+                        stroke_width=2,
+                        stroke_opacity=0.6,
+                    )
+                    for j in self.jury.jurors
+                )
+            )
             self.play(LaggedStart(*(FadeIn(s) for s in sight), lag_ratio=0.1), run_time=0.6 * b.until("votos"))
             self.wait(b.until("votos"))
             self.vote_row = self._vote_row(self.votes)
-            self.play(FadeOut(sight), LaggedStart(*(FadeIn(n, shift=UP * 0.2) for n in self.vote_row.neurons),
-                                                  lag_ratio=0.1), run_time=0.6 * b.speech_remaining())
+            self.play(
+                FadeOut(sight),
+                LaggedStart(*(FadeIn(n, shift=UP * 0.2) for n in self.vote_row.neurons), lag_ratio=0.1),
+                run_time=0.6 * b.speech_remaining(),
+            )
 
         with self.beat("silencio") as b:
             self.wait(b.until("callan"))
             spoken_row = self._vote_row(self.spoken)
             icons = spoken_row.icons(self.spoken)
             moods = [j.speaking() if a > 0 else j.silenced() for j, a in zip(self.jury.jurors, self.spoken)]
-            self.play(*(Transform(n, m) for n, m in zip(self.vote_row.neurons, spoken_row.neurons)),
-                      FadeIn(icons), *moods, run_time=0.5 * b.speech_remaining())
+            self.play(
+                *(Transform(n, m) for n, m in zip(self.vote_row.neurons, spoken_row.neurons)),
+                FadeIn(icons),
+                *moods,
+                run_time=0.5 * b.speech_remaining(),
+            )
             self.icons = icons
 
         with self.beat("veredicto") as b:
             speaking = [i for i, a in enumerate(self.spoken) if a > 0]
-            terms = {i: VectorColumn(self.number(f"perro.contribution.n{i + 1}"), places=3, font_size=ty.SMALL_SIZE, h_buff=0.2,
-                                     scale=self.scale).move_to((self.jury.jurors[i].get_x(), 0.35, 0))
-                     for i in speaking}
+            terms = {
+                i: VectorColumn(
+                    self.number(f"perro.contribution.n{i + 1}"),
+                    places=3,
+                    font_size=ty.SMALL_SIZE,
+                    h_buff=0.2,
+                    scale=self.scale,
+                ).move_to((self.jury.jurors[i].get_x(), 0.35, 0))
+                for i in speaking
+            }
             self.play(FadeOut(self.vote_row), FadeOut(self.icons), run_time=0.3 * b.until("aportes"))
             self.wait(b.until("aportes"))
-            self.play(*(ReplacementTransform(self.jury.jurors[i].copy(), terms[i]) for i in speaking),
-                      run_time=0.8 * b.until("suma"))
+            self.play(
+                *(ReplacementTransform(self.jury.jurors[i].copy(), terms[i]) for i in speaking),
+                run_time=0.8 * b.until("suma"),
+            )
             self.wait(b.until("suma"))
             verdict = VectorColumn(self.verdict, places=3, font_size=ty.SMALL_SIZE, h_buff=0.2, scale=self.scale)
             verdict.move_to((self.jury.get_x(), -2.35, 0))
-            verdict_tag = VGroup(ty.label("veredicto", color=palette.FFN).next_to(verdict, LEFT, buff=0.4),
-                                 ty.small("= salida de la capa").next_to(verdict, RIGHT, buff=0.4))
+            verdict_tag = VGroup(
+                ty.label("veredicto", color=palette.FFN).next_to(verdict, LEFT, buff=0.4),
+                ty.small("= salida de la capa").next_to(verdict, RIGHT, buff=0.4),
+            )
             # Every speaking juror's vector travels into the one verdict: the sum, drawn as a merge.
             # One group becomes the verdict, so no pile of copies is left stacked on it.
             travellers = VGroup(*(t.copy() for t in terms.values()))
-            self.play(ReplacementTransform(travellers, verdict), FadeIn(verdict_tag),
-                      run_time=0.8 * b.until("fuerte"))
+            self.play(ReplacementTransform(travellers, verdict), FadeIn(verdict_tag), run_time=0.8 * b.until("fuerte"))
             self.wait(b.until("fuerte"))
             loudest = self.number("perro.loudest_neuron") - 1
-            mark = SurroundingRectangle(VGroup(self.jury.jurors[loudest], terms[loudest]), color=palette.HIGHLIGHT,
-                                        buff=0.15, corner_radius=0.1)
+            mark = SurroundingRectangle(
+                VGroup(self.jury.jurors[loudest], terms[loudest]), color=palette.HIGHLIGHT, buff=0.15, corner_radius=0.1
+            )
             self.play(FadeIn(mark), run_time=0.4 * b.speech_remaining())
 
     def _vote_row(self, values) -> NeuronRow:
@@ -144,21 +218,33 @@ class Analogies(NarratedScene):
         with self.beat("cierre") as b:
             self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.3 * b.until("abre"))
             heading = ty.title("Abrir, decidir, cerrar").to_edge(UP, buff=0.45)
-            row = stage_row(StageBox(f"{self.d_model} números", palette.MUTED, width=3.0),
-                            StageBox(f"{self.d_ff} neuronas", palette.FFN, width=3.0),
-                            StageBox(f"{self.d_model} números", palette.MUTED, width=3.0), gap=1.0)
+            row = stage_row(
+                StageBox(f"{self.d_model} números", palette.MUTED, width=3.0),
+                StageBox(f"{self.d_ff} neuronas", palette.FFN, width=3.0),
+                StageBox(f"{self.d_model} números", palette.MUTED, width=3.0),
+                gap=1.0,
+            )
             row.move_to(UP * 0.5)
             (first, middle, last), open_arrow, close_arrow = row[0], row[1], row[2]
-            captions = [_caption(text, box) for text, box in
-                        (("cajón · evidencia", first), ("cama · jurado", middle), ("mochila · veredicto", last))]
+            captions = [
+                _caption(text, box)
+                for text, box in (
+                    ("cajón · evidencia", first),
+                    ("cama · jurado", middle),
+                    ("mochila · veredicto", last),
+                )
+            ]
             self.play(FadeIn(heading), FadeIn(first), FadeIn(captions[0]), run_time=b.until("abre"))
             self.play(GrowArrow(open_arrow), FadeIn(middle), FadeIn(captions[1]), run_time=b.until("decide"))
             self.play(middle.light_up(), run_time=b.until("cierra"))
             self.play(GrowArrow(close_arrow), FadeIn(last), FadeIn(captions[2]), run_time=b.until("llama"))
             d_model = self.number("params.llama2_7b.d_model")
             d_ff = self.number("params.llama2_7b.d_ff")
-            llama = ty.body(f"{self.number('params.llama2_7b.display_name')}:  {ty.fmt_int(d_model)} → {ty.fmt_int(d_ff)}"
-                            f" → {ty.fmt_int(d_model)}", color=palette.FFN).move_to(DOWN * 2.4)
+            llama = ty.body(
+                f"{self.number('params.llama2_7b.display_name')}:  {ty.fmt_int(d_model)} → {ty.fmt_int(d_ff)}"
+                f" → {ty.fmt_int(d_model)}",
+                color=palette.FFN,
+            ).move_to(DOWN * 2.4)
             self.play(Write(llama), run_time=0.6 * b.speech_remaining())
 
 

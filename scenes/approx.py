@@ -1,17 +1,20 @@
 """Muchas neuronas, cualquier curva: each ReLU neuron adds one fold, and folds fit any curve."""
+
 from __future__ import annotations
 
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, Transform, VGroup, Write
 
 from ffn_core.approx import INTERVAL, fit_all
-
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.curves import CurveAxes, ErrorChart, fit_heights, legend_line, split_dots
 
 # Each doubling step: the neuron count shown, the bookmark where it starts, the one it must finish before.
-DOUBLINGS = {"duplicar": ((2, "n2", "n4"), (4, "n4", "n8"), (8, "n8", None)),
-             "muchas": ((16, "n16", "n32"), (32, "n32", "n64"), (64, "n64", None))}
+DOUBLINGS = {
+    "duplicar": ((2, "n2", "n4"), (4, "n4", "n8"), (8, "n8", None)),
+    "muchas": ((16, "n16", "n32"), (32, "n32", "n64"), (64, "n64", None)),
+}
 STEP_SHARE = 0.7  # share of the time to the next bookmark that a doubling animates
 
 
@@ -41,17 +44,31 @@ class Approx(NarratedScene):
             self.curve = self.axes.polyline(x, np.full_like(x, first.output_bias), palette.FFN, stroke_width=5)
             self.dots = self.axes.fold_dots(first.folds, fit_heights(first))
             self.play(Create(self.curve), run_time=0.4 * b.until("pliegue"))
-            self.play(Transform(self.curve, self.axes.polyline(x, first.curve, palette.FFN, stroke_width=5)),
-                      FadeIn(self.dots, scale=2), run_time=STEP_SHARE * b.until("pliegue"))
+            self.play(
+                Transform(self.curve, self.axes.polyline(x, first.curve, palette.FFN, stroke_width=5)),
+                FadeIn(self.dots, scale=2),
+                run_time=STEP_SHARE * b.until("pliegue"),
+            )
             self.wait(b.until("pliegue"))
-            legend = VGroup(legend_line("curva objetivo", palette.INK), legend_line("la red", palette.FFN),
-                            _fold_legend(self.dots[0])).arrange(RIGHT, buff=0.7).move_to(self.legend)
+            legend = (
+                VGroup(
+                    legend_line("curva objetivo", palette.INK),
+                    legend_line("la red", palette.FFN),
+                    _fold_legend(self.dots[0]),
+                )
+                .arrange(RIGHT, buff=0.7)
+                .move_to(self.legend)
+            )
             self.play(Transform(self.legend, legend), run_time=STEP_SHARE * b.until("error"))
             self.wait(b.until("error"))
             self.counter = self._counter(counts[0])
             heads = self._chart_heads()
-            self.play(FadeIn(self.counter), FadeIn(heads), FadeIn(self.chart.row(0), shift=RIGHT * 0.2),
-                      run_time=0.5 * b.speech_remaining())
+            self.play(
+                FadeIn(self.counter),
+                FadeIn(heads),
+                FadeIn(self.chart.row(0), shift=RIGHT * 0.2),
+                run_time=0.5 * b.speech_remaining(),
+            )
 
         for beat in ("duplicar", "muchas"):
             with self.beat(beat) as b:
@@ -67,8 +84,10 @@ class Approx(NarratedScene):
             self.play(Write(lines), run_time=0.6 * b.until("gpt2"))
             self.wait(b.until("gpt2"))
             width = self.number("params.gpt2_small.d_ff")
-            fact = ty.body(f"{self.number('params.gpt2_small.display_name')}: {ty.fmt_int(width)} neuronas por capa",
-                           color=palette.INK).next_to(lines, DOWN, buff=1.0)
+            fact = ty.body(
+                f"{self.number('params.gpt2_small.display_name')}: {ty.fmt_int(width)} neuronas por capa",
+                color=palette.INK,
+            ).next_to(lines, DOWN, buff=1.0)
             self.play(FadeIn(fact, shift=UP * 0.2), run_time=0.5 * b.speech_remaining())
 
     def _double_to(self, n: int, run_time: float) -> None:
@@ -80,8 +99,13 @@ class Approx(NarratedScene):
         self.remove(self.dots)
         self.add(split)
         counter = self._counter(n)
-        self.play(Transform(self.curve, curve), Transform(split, dots), FadeTransform(self.counter, counter),
-                  FadeIn(self.chart.row(self.counts.index(n)), shift=RIGHT * 0.2), run_time=run_time)
+        self.play(
+            Transform(self.curve, curve),
+            Transform(split, dots),
+            FadeTransform(self.counter, counter),
+            FadeIn(self.chart.row(self.counts.index(n)), shift=RIGHT * 0.2),
+            run_time=run_time,
+        )
         self.dots, self.counter = split, counter
 
     def _counter(self, n: int) -> VGroup:

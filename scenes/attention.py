@@ -1,15 +1,29 @@
 """Attention in brief: Q, K, V, the score table, its scale, the causal mask, the softmax and
 the weighted sum of values, with the fact model's real numbers; two heads side by side; and
 the point of it all: attention mixes positions, the FFN works on each position alone."""
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromCenter, ReplacementTransform,
-                   SurroundingRectangle, TransformFromCopy, VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    GrowFromCenter,
+    ReplacementTransform,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+)
 
-from ffn_core.attention_walk import FOCUS_QUERY, solve as attention_walk
-
-from scenes.kit import NarratedScene, palette, typography as ty
+from ffn_core.attention_walk import FOCUS_QUERY
+from ffn_core.attention_walk import solve as attention_walk
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.attention_map import Heatmap, row_words, weight_arcs
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.steps import play_in_steps
@@ -33,15 +47,26 @@ class Attention(NarratedScene):
 
         with self.beat("frase") as b:
             chips = TokenRow(self.tokens, gap=0.5).scale(1.25).move_to(UP * 0.3)
-            caption = ty.small(f"transformer de hechos · bloque {self.number('attention.layer_number')} "
-                               f"de {self.number('memory.n_layers')}").next_to(chips, DOWN, buff=0.5)
+            caption = ty.small(
+                f"transformer de hechos · bloque {self.number('attention.layer_number')} "
+                f"de {self.number('memory.n_layers')}"
+            ).next_to(chips, DOWN, buff=0.5)
             self.play(FadeIn(heading), run_time=b.until("frase"))
             self.play(FadeIn(chips, shift=UP * 0.2), FadeIn(caption), run_time=b.until("vectores"))
             x_map, labels = self._input_map()
-            play_in_steps(self, b.speech_remaining(),
-                          ((FadeOut(caption), *(ReplacementTransform(c.label, l) for c, l in zip(chips.chips, labels)),
-                            *(FadeOut(c.box) for c in chips.chips)), 0.4),
-                          ((FadeIn(x_map, shift=RIGHT * 0.3),), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                (
+                    (
+                        FadeOut(caption),
+                        *(ReplacementTransform(c.label, label) for c, label in zip(chips.chips, labels)),
+                        *(FadeOut(c.box) for c in chips.chips),
+                    ),
+                    0.4,
+                ),
+                ((FadeIn(x_map, shift=RIGHT * 0.3),), None),
+            )
 
         with self.beat("qkv") as b:
             q_map, k_map, v_map = self._qkv_maps(x_map)
@@ -50,8 +75,14 @@ class Attention(NarratedScene):
             self.play(FadeIn(k_map, shift=RIGHT * 0.3), run_time=b.until("valor"))
             self.play(FadeIn(v_map, shift=RIGHT * 0.3), run_time=b.speech_remaining())
 
-        table = Heatmap(self.number("attention.head1.scores"), places=2, cell_width=SCORE_CELL[0],
-                        cell_height=SCORE_CELL[1], row_labels=self.tokens, col_labels=self.tokens)
+        table = Heatmap(
+            self.number("attention.head1.scores"),
+            places=2,
+            cell_width=SCORE_CELL[0],
+            cell_height=SCORE_CELL[1],
+            row_labels=self.tokens,
+            col_labels=self.tokens,
+        )
         table.shift(SCORE_AT - table.grid.get_center())
         with self.beat("puntos") as b:
             q_small, k_small = self._qk_column(q_map, k_map)
@@ -59,10 +90,17 @@ class Attention(NarratedScene):
             corner.align_to(table.col_labels, DOWN)
             corner_spot = corner.get_center()  # later the name of what the table holds
             table.hide_rows(range(len(self.tokens)))
-            self.play(FadeOut(VGroup(v_map, labels, q_map[1:], k_map[1:])),
-                      ReplacementTransform(q_map[0], q_small[0]), ReplacementTransform(k_map[0], k_small[0]),
-                      FadeIn(q_small[1:]), FadeIn(k_small[1:]), FadeIn(corner), FadeIn(table.row_labels),
-                      FadeIn(table.col_labels), run_time=b.until("tabla"))
+            self.play(
+                FadeOut(VGroup(v_map, labels, q_map[1:], k_map[1:])),
+                ReplacementTransform(q_map[0], q_small[0]),
+                ReplacementTransform(k_map[0], k_small[0]),
+                FadeIn(q_small[1:]),
+                FadeIn(k_small[1:]),
+                FadeIn(corner),
+                FadeIn(table.row_labels),
+                FadeIn(table.col_labels),
+                run_time=b.until("tabla"),
+            )
             self.add(table)
             boxes = self._fill_scores(b, table, q_small, k_small)
             cell = table.cell_box(self.focus, self.subject)
@@ -71,28 +109,43 @@ class Attention(NarratedScene):
         with self.beat("escala") as b:
             steps = self._pipeline()
             # The steps now name what the table holds; the corner's formula moves to their head.
-            self.play(FadeOut(VGroup(q_small, k_small, cell)), ReplacementTransform(corner, steps[0]),
-                      FadeIn(steps[1]), run_time=b.until("escala"))
+            self.play(
+                FadeOut(VGroup(q_small, k_small, cell)),
+                ReplacementTransform(corner, steps[0]),
+                FadeIn(steps[1]),
+                run_time=b.until("escala"),
+            )
             self.play(*table.retarget(self.number("attention.head1.scaled")), run_time=b.speech_remaining())
             table.drop_faded()
 
         with self.beat("mascara") as b:
             self.play(_mark_done(steps[1]), FadeIn(steps[2]), run_time=b.until("futuro"))
-            self.play(*table.retarget(table.values, visible=self.number("attention.head1.visible")),
-                      run_time=b.speech_remaining())
+            self.play(
+                *table.retarget(table.values, visible=self.number("attention.head1.visible")),
+                run_time=b.speech_remaining(),
+            )
             table.drop_faded()
 
         with self.beat("softmax") as b:
             sums = self._row_sums(table)
             weights_name = ty.label("pesos", color=palette.ATTENTION).move_to(corner_spot)
-            self.play(_mark_done(steps[2]), FadeIn(steps[3]), FadeIn(sums[0]), FadeIn(weights_name),
-                      run_time=b.until("filas"))
+            self.play(
+                _mark_done(steps[2]), FadeIn(steps[3]), FadeIn(sums[0]), FadeIn(weights_name), run_time=b.until("filas")
+            )
             weights = self.number("attention.head1.weights")
             seen = np.ones_like(weights)  # a masked key's weight is an ordinary zero now
             last = len(self.tokens) - 1
-            play_in_steps(self, b.until("es"), *(((*table.retarget(weights, kind="weight", visible=seen, rows=[i]),
-                                                   FadeIn(sums[1][i])), 0.25 if i < last else None)
-                                                 for i in range(len(self.tokens))))
+            play_in_steps(
+                self,
+                b.until("es"),
+                *(
+                    (
+                        (*table.retarget(weights, kind="weight", visible=seen, rows=[i]), FadeIn(sums[1][i])),
+                        0.25 if i < last else None,
+                    )
+                    for i in range(len(self.tokens))
+                ),
+            )
             table.drop_faded()
             cell = table.cell_box(self.focus, self.subject)
             self.play(Create(cell), run_time=b.speech_remaining())
@@ -105,12 +158,14 @@ class Attention(NarratedScene):
             self.play(FadeOut(VGroup(mix, heading)), FadeIn(title), run_time=b.until("lado"))
             maps = self._head_maps(n_heads)
             self.play(FadeIn(maps, shift=UP * 0.2), run_time=b.until("primera"))
-            first = VGroup(maps[0][1].row_box(self.focus, color=palette.MUTED),
-                           maps[0][1].cell_box(self.focus, self.subject))
+            first = VGroup(
+                maps[0][1].row_box(self.focus, color=palette.MUTED), maps[0][1].cell_box(self.focus, self.subject)
+            )
             self.play(Create(first), run_time=b.until("segunda"))
             second_key = self.tokens.index(walk.top_key(1, FOCUS_QUERY))
-            second = VGroup(maps[1][1].row_box(self.focus, color=palette.MUTED),
-                            maps[1][1].cell_box(self.focus, second_key))
+            second = VGroup(
+                maps[1][1].row_box(self.focus, color=palette.MUTED), maps[1][1].cell_box(self.focus, second_key)
+            )
             self.play(Create(second), run_time=b.speech_remaining())
 
         with self.beat("cierre") as b:
@@ -122,8 +177,9 @@ class Attention(NarratedScene):
         x = Heatmap(self.number("attention.input"), cell_width=0.3, cell_height=ROW_H)
         labels = self._row_labels(x)
         VGroup(labels, x).move_to(DOWN * 0.2)
-        size = ty.label(f"{ty.fmt_int(self.number('memory.d_model'))} números por palabra",
-                        color=palette.MUTED).next_to(x, DOWN, buff=0.35)
+        size = ty.label(
+            f"{ty.fmt_int(self.number('memory.d_model'))} números por palabra", color=palette.MUTED
+        ).next_to(x, DOWN, buff=0.35)
         x.add(size)
         return x, labels
 
@@ -134,8 +190,7 @@ class Attention(NarratedScene):
         """Q, K, V of head 1 side by side, in the rows of the input map, each with its name."""
         names = (("Q", "consulta"), ("K", "clave"), ("V", "valor"))
         maps = []
-        values = (self.number("attention.head1.q"), self.number("attention.head1.k"),
-                  self.number("attention.head1.v"))
+        values = (self.number("attention.head1.q"), self.number("attention.head1.k"), self.number("attention.head1.v"))
         scale = float(max(np.max(np.abs(v)) for v in values))
         for (letter, word), value in zip(names, values):
             heat = Heatmap(value, cell_width=0.2, cell_height=ROW_H, scale=scale)
@@ -145,8 +200,9 @@ class Attention(NarratedScene):
         row = VGroup(*maps).arrange(RIGHT, buff=0.45, aligned_edge=DOWN)
         # Rows where the input's rows were, so the word labels stay put.
         row.shift(x_map.grid.get_corner(UP + LEFT) - maps[0][0].grid.get_corner(UP + LEFT))
-        width = ty.label(f"{ty.fmt_int(self.number('attention.head_dim'))} números cada uno",
-                         color=palette.MUTED).next_to(row, DOWN, buff=0.35)
+        width = ty.label(
+            f"{ty.fmt_int(self.number('attention.head_dim'))} números cada uno", color=palette.MUTED
+        ).next_to(row, DOWN, buff=0.35)
         maps[2].add(width)  # shown with the last of the three: "cada uno"
         return tuple(maps)
 
@@ -183,8 +239,10 @@ class Attention(NarratedScene):
         scale = self.number("memory.attention.scale")
         rows = VGroup(
             ty.math(r"Q\,K^{\top}", color=palette.MUTED),
-            ty.math(rf"\div \sqrt{{{head_dim}}} = \times\,{ty.fmt_decimal(scale).replace(',', '{,}')}",
-                    color=palette.ATTENTION),
+            ty.math(
+                rf"\div \sqrt{{{head_dim}}} = \times\,{ty.fmt_decimal(scale).replace(',', '{,}')}",
+                color=palette.ATTENTION,
+            ),
             ty.label("máscara causal", color=palette.ATTENTION),
             ty.label("softmax por filas", color=palette.ATTENTION),
         ).arrange(DOWN, buff=0.55, aligned_edge=LEFT)
@@ -196,8 +254,12 @@ class Attention(NarratedScene):
         sums = self.number("attention.head1.row_sums")
         header = ty.label("suma", color=palette.MUTED).next_to(table.grid, RIGHT, buff=0.3)
         header.align_to(table.col_labels, DOWN)
-        values = VGroup(*(ty.label(ty.fmt_decimal(s), color=palette.ATTENTION)
-                          .next_to(table.cells[i][-1], RIGHT, buff=0.3) for i, s in enumerate(sums)))
+        values = VGroup(
+            *(
+                ty.label(ty.fmt_decimal(s), color=palette.ATTENTION).next_to(table.cells[i][-1], RIGHT, buff=0.3)
+                for i, s in enumerate(sums)
+            )
+        )
         return VGroup(header, values)
 
     # -- the weighted sum of values -----------------------------------------------------------
@@ -214,8 +276,12 @@ class Attention(NarratedScene):
         v_name = VGroup(ty.math("V", color=palette.ATTENTION), ty.label("valores")).arrange(RIGHT, buff=0.2)
         v_name.next_to(v_heat, UP, buff=0.25)
         words = row_words(self.tokens, [row[-1] for row in v_heat.cells], RIGHT, buff=0.25, color=palette.MUTED)
-        factors = VGroup(*(ty.label(f"{ty.fmt_decimal(w)} ×", color=palette.ATTENTION)
-                           .next_to(v_heat.cells[i][0], LEFT, buff=0.25) for i, w in enumerate(weights)))
+        factors = VGroup(
+            *(
+                ty.label(f"{ty.fmt_decimal(w)} ×", color=palette.ATTENTION).next_to(v_heat.cells[i][0], LEFT, buff=0.25)
+                for i, w in enumerate(weights)
+            )
+        )
         factors.align_to(factors[0], RIGHT)
         equals = ty.math("=").next_to(out_heat, LEFT, buff=0.25).align_to(factors, RIGHT)
         out_name = ty.label(f"salida de «{self.tokens[self.focus]}»", color=palette.ATTENTION)
@@ -224,14 +290,23 @@ class Attention(NarratedScene):
         small = table.copy()
         small_row = small.row_box(self.focus)
         VGroup(small, small_row).scale(0.82).to_edge(LEFT, buff=0.35).shift(DOWN * 0.1)
-        self.play(FadeOut(previous), ReplacementTransform(table, small), Create(small_row),
-                  FadeIn(v_heat), FadeIn(v_name), FadeIn(words), run_time=b.until("suma"))
+        self.play(
+            FadeOut(previous),
+            ReplacementTransform(table, small),
+            Create(small_row),
+            FadeIn(v_heat),
+            FadeIn(v_name),
+            FadeIn(words),
+            run_time=b.until("suma"),
+        )
         dims = [v_heat.row(i).animate.set_opacity(0.2 + 0.8 * w) for i, w in enumerate(weights)]
-        play_in_steps(self, b.until("copia"),
-                      ((*(TransformFromCopy(small.texts[self.focus][j], factors[j]) for j in range(len(weights))),),
-                       0.35),
-                      ((*dims,), 0.25),
-                      ((FadeIn(equals), TransformFromCopy(v_heat.grid, out_heat.grid), FadeIn(out_name)), None))
+        play_in_steps(
+            self,
+            b.until("copia"),
+            ((*(TransformFromCopy(small.texts[self.focus][j], factors[j]) for j in range(len(weights))),), 0.35),
+            ((*dims,), 0.25),
+            ((FadeIn(equals), TransformFromCopy(v_heat.grid, out_heat.grid), FadeIn(out_name)), None),
+        )
         same = VGroup(v_heat.row_box(self.subject), out_heat.row_box(0))
         self.play(Create(same), run_time=b.speech_remaining())
         return VGroup(small, small_row, v_heat, out_heat, v_name, words, factors, equals, out_name, same)
@@ -242,8 +317,15 @@ class Attention(NarratedScene):
         tables = (self.number("attention.head1.weights"), self.number("attention.head2.weights"))
         maps = VGroup()
         for h in range(n_heads):
-            heat = Heatmap(tables[h], kind="weight", places=2, cell_width=1.15, cell_height=0.8,
-                           row_labels=self.tokens, col_labels=self.tokens)
+            heat = Heatmap(
+                tables[h],
+                kind="weight",
+                places=2,
+                cell_width=1.15,
+                cell_height=0.8,
+                row_labels=self.tokens,
+                col_labels=self.tokens,
+            )
             name = ty.body(f"cabeza {h + 1}", color=palette.ATTENTION).next_to(heat, UP, buff=0.3)
             maps.add(VGroup(name, heat))
         maps.arrange(RIGHT, buff=0.8).move_to(DOWN * 0.4)
@@ -253,19 +335,23 @@ class Attention(NarratedScene):
     def _mixing_versus_alone(self, b, previous: VGroup) -> None:
         title = ty.title("Mezclar y luego pensar").to_edge(UP, buff=0.35)
         chips = TokenRow(self.tokens, gap=0.9).move_to(DOWN * 0.35)
-        arcs = VGroup(weight_arcs(chips.chips, self.number("attention.head1.weights"), bend_rad=2.0),
-                      weight_arcs(chips.chips, self.number("attention.head2.weights"), bend_rad=1.3))
+        arcs = VGroup(
+            weight_arcs(chips.chips, self.number("attention.head1.weights"), bend_rad=2.0),
+            weight_arcs(chips.chips, self.number("attention.head2.weights"), bend_rad=1.3),
+        )
         mixes = ty.label("atención: mezcla entre posiciones", color=palette.ATTENTION)
         mixes.next_to(arcs, UP, buff=0.25)
         self.play(FadeOut(previous), FadeIn(title), FadeIn(chips), run_time=b.fraction(0.3))
         self.play(Create(arcs), FadeIn(mixes), run_time=b.until("ffn"))
-        boxes = VGroup(*(StageBox("FFN", palette.FFN, width=1.5, height=0.8).next_to(c, DOWN, buff=0.9)
-                         for c in chips.chips))
+        boxes = VGroup(
+            *(StageBox("FFN", palette.FFN, width=1.5, height=0.8).next_to(c, DOWN, buff=0.9) for c in chips.chips)
+        )
         arrows = VGroup(*(FlowArrow(c.get_bottom(), box.get_top()) for c, box in zip(chips.chips, boxes)))
         alone = ty.label("feed-forward: cada posición a solas", color=palette.FFN).next_to(boxes, DOWN, buff=0.35)
         self.play(*(GrowFromCenter(box) for box in boxes), Create(arrows), FadeIn(alone), run_time=b.until("relevo"))
-        self.play(arcs.animate.set_stroke(opacity=1.0), *(box.light_up() for box in boxes),
-                  run_time=b.speech_remaining())
+        self.play(
+            arcs.animate.set_stroke(opacity=1.0), *(box.light_up() for box in boxes), run_time=b.speech_remaining()
+        )
 
 
 def _mark_done(step):

@@ -4,12 +4,30 @@ RMSNorm -> attention -> add, then RMSNorm -> SwiGLU FFN -> add, with the shape t
 computes on every arrow; why two stations (attention mixes positions, the FFN works on
 each alone); and the block repeated into the model's stack.
 """
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Brace, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, LaggedStart,
-                   MoveAlongPath, SurroundingRectangle, Transform, VGroup, linear)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Brace,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowArrow,
+    LaggedStart,
+    MoveAlongPath,
+    SurroundingRectangle,
+    Transform,
+    VGroup,
+    linear,
+)
 
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.block_diagram import BlockDiagram, BlockStack, PositionRows, ShapeTag, Slab, polyline, tint
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.steps import play_in_steps
@@ -37,9 +55,12 @@ class Block(NarratedScene):
             self.play(FadeIn(heading), run_time=b.until("flujo"))
             self.play(GrowArrow(stream.line), run_time=b.until("cuaderno"))
             notebook = self._read_write_marks(diagram)
-            play_in_steps(self, b.speech_remaining(),
-                       (FadeIn(VGroup(att.junction, att.tap, ffn.junction, ffn.tap), notebook[0]), 0.45),
-                       ((FadeIn(VGroup(att.add_node, ffn.add_node), scale=0.5), FadeIn(notebook[1])), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                (FadeIn(VGroup(att.junction, att.tap, ffn.junction, ffn.tap), notebook[0]), 0.45),
+                ((FadeIn(VGroup(att.add_node, ffn.add_node), scale=0.5), FadeIn(notebook[1])), None),
+            )
 
         with self.beat("entrada") as b:
             big, labels = self._big_slab(slab, ctx, d_model)
@@ -47,8 +68,12 @@ class Block(NarratedScene):
             self.play(FadeIn(labels[0]), run_time=b.until("columnas"))
             self.play(FadeIn(labels[1]), run_time=b.until("al_flujo"))
             slab.move_to(stream.point(stream.bottom + 0.4))
-            play_in_steps(self, b.speech_remaining(), (FadeIn(labels[2]), 0.4),
-                       ((Transform(big, slab), FadeOut(labels), FadeOut(notebook), FadeIn(tags["input"])), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                (FadeIn(labels[2]), 0.4),
+                ((Transform(big, slab), FadeOut(labels), FadeOut(notebook), FadeIn(tags["input"])), None),
+            )
             self.remove(big)
             self.add(slab)
 
@@ -56,38 +81,64 @@ class Block(NarratedScene):
             self.play(slab.animate.move_to(stream.point(att.flow_y)), run_time=b.until("norma1"))
             branch = self._read_and_norm(b.until("atencion"), att, slab)
             self._into_sublayer(b.until("suma1"), att, branch, tags["norm1"], work_color=palette.ATTENTION)
-            self._add_back(b.speech_remaining(), att, slab, branch, palette.ATTENTION, tags["attention"], tags["skip1"],
-                           seed=11)
+            self._add_back(
+                b.speech_remaining(), att, slab, branch, palette.ATTENTION, tags["attention"], tags["skip1"], seed=11
+            )
 
         with self.beat("ffn") as b:
-            self.play(slab.animate.move_to(stream.point(ffn.flow_y)), FadeIn(tags["add1"]),
-                      run_time=b.until("norma2"))
+            self.play(slab.animate.move_to(stream.point(ffn.flow_y)), FadeIn(tags["add1"]), run_time=b.until("norma2"))
             branch = self._read_and_norm(b.until("ffn"), ffn, slab)
             self._into_sublayer(b.until("ancho"), ffn, branch, tags["norm2"])
             widen = d_ff / d_model  # the slab's width follows the real widths
-            play_in_steps(self, b.until("vuelta"),
-                       ((branch.animate.stretch(widen, 0), ffn.sublayer.light_up(), FadeIn(tags["ffn_hidden"])), 0.6),
-                       (lambda: branch.rows.animate.set_fill(tint(palette.FFN, 0.9)), None))
+            play_in_steps(
+                self,
+                b.until("vuelta"),
+                ((branch.animate.stretch(widen, 0), ffn.sublayer.light_up(), FadeIn(tags["ffn_hidden"])), 0.6),
+                (lambda: branch.rows.animate.set_fill(tint(palette.FFN, 0.9)), None),
+            )
             self.play(branch.animate.stretch(1 / widen, 0), run_time=b.until("suma2"))
             self._add_back(b.fraction(0.75), ffn, slab, branch, palette.FFN, tags["ffn"], tags["skip2"], seed=23)
-            self.play(slab.animate.move_to(stream.point(stream.top - 0.55)), FadeIn(tags["add2"]),
-                      run_time=b.speech_remaining())
+            self.play(
+                slab.animate.move_to(stream.point(stream.top - 0.55)),
+                FadeIn(tags["add2"]),
+                run_time=b.speech_remaining(),
+            )
 
         diagram_view = VGroup(heading, diagram, VGroup(*tags.values()), slab)
         with self.beat("por_que_dos") as b:
             left, right, note = self._two_views(ctx)
             self.play(FadeOut(diagram_view), FadeIn(left.heading), FadeIn(right.heading), run_time=b.until("mezclar"))
             # The last position's arcs reach every earlier one: it is the one the caption follows.
-            last_arcs = VGroup(*left.arcs[-(CLOSE_UP_ROWS - 1):])
-            play_in_steps(self, b.until("a_solas"), (FadeIn(left.rows), 0.2),
-                       ((Create(left.arcs, lag_ratio=0.1), FadeIn(left.caption)), 0.5),
-                       (lambda: (last_arcs.animate.set_stroke(width=6, opacity=1),
-                                 left.rows.rows[-1].animate.set_fill(palette.ATTENTION, opacity=0.6)), None))
-            play_in_steps(self, b.speech_remaining(),
-                       ((FadeIn(right.rows), FadeIn(right.arrows), FadeIn(right.boxes), FadeIn(note)), 0.3),
-                       (LaggedStart(*(VGroup(row, box.box).animate.set_fill(palette.FFN, opacity=0.6)
-                                      for row, box in zip(right.rows.rows, right.boxes)), lag_ratio=0.35), 0.55),
-                       (FadeIn(right.caption), None))
+            last_arcs = VGroup(*left.arcs[-(CLOSE_UP_ROWS - 1) :])
+            play_in_steps(
+                self,
+                b.until("a_solas"),
+                (FadeIn(left.rows), 0.2),
+                ((Create(left.arcs, lag_ratio=0.1), FadeIn(left.caption)), 0.5),
+                (
+                    lambda: (
+                        last_arcs.animate.set_stroke(width=6, opacity=1),
+                        left.rows.rows[-1].animate.set_fill(palette.ATTENTION, opacity=0.6),
+                    ),
+                    None,
+                ),
+            )
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                ((FadeIn(right.rows), FadeIn(right.arrows), FadeIn(right.boxes), FadeIn(note)), 0.3),
+                (
+                    LaggedStart(
+                        *(
+                            VGroup(row, box.box).animate.set_fill(palette.FFN, opacity=0.6)
+                            for row, box in zip(right.rows.rows, right.boxes)
+                        ),
+                        lag_ratio=0.35,
+                    ),
+                    0.55,
+                ),
+                (FadeIn(right.caption), None),
+            )
             views = VGroup(left, right, note)
 
         with self.beat("forma") as b:
@@ -95,34 +146,65 @@ class Block(NarratedScene):
             order = ("input", "norm1", "attention", "skip1", "add1", "norm2", "ffn", "skip2", "add2")
             marker = SurroundingRectangle(tags[order[0]], color=palette.HIGHLIGHT, buff=0.08)
             window = b.until("ancha")
-            play_in_steps(self, window, (Create(marker), 1 / len(order)),
-                       *((Transform(marker, SurroundingRectangle(tags[k], color=palette.HIGHLIGHT, buff=0.08)),
-                          1 / len(order) if k != order[-1] else None) for k in order[1:]))
+            play_in_steps(
+                self,
+                window,
+                (Create(marker), 1 / len(order)),
+                *(
+                    (
+                        Transform(marker, SurroundingRectangle(tags[k], color=palette.HIGHLIGHT, buff=0.08)),
+                        1 / len(order) if k != order[-1] else None,
+                    )
+                    for k in order[1:]
+                ),
+            )
             wide = SurroundingRectangle(tags["ffn_hidden"], color=palette.FFN, buff=0.08)
             self.play(Transform(marker, wide), ffn.sublayer.light_up(), run_time=b.until("encaja"))
-            ends = VGroup(*(SurroundingRectangle(tags[k], color=palette.HIGHLIGHT, buff=0.08)
-                            for k in ("input", "add2")))
-            self.play(FadeOut(marker), ffn.sublayer.light_down(), Create(ends),
-                      tags["input"].text.animate.set_color(palette.HIGHLIGHT),
-                      tags["add2"].text.animate.set_color(palette.HIGHLIGHT), run_time=b.speech_remaining())
+            ends = VGroup(
+                *(SurroundingRectangle(tags[k], color=palette.HIGHLIGHT, buff=0.08) for k in ("input", "add2"))
+            )
+            self.play(
+                FadeOut(marker),
+                ffn.sublayer.light_down(),
+                Create(ends),
+                tags["input"].text.animate.set_color(palette.HIGHLIGHT),
+                tags["add2"].text.animate.set_color(palette.HIGHLIGHT),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("pila") as b:
             n_layers = self.number("params.llama2_7b.n_layers")
             stack = BlockStack(n_layers, height=6.4, width=3.6).move_to(LEFT * 2.4 + DOWN * 0.3)
             first = stack.blocks[0]
             # Zoom out: the block shrinks, then settles as the bottom block of the stack.
-            play_in_steps(self, b.until("apilar"),
-                       ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack).fade(0.97)), 0.55),
-                       (lambda: FadeTransform(diagram_view, first, stretch=True), None))
+            play_in_steps(
+                self,
+                b.until("apilar"),
+                ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack).fade(0.97)), 0.55),
+                (lambda: FadeTransform(diagram_view, first, stretch=True), None),
+            )
             count = self._count(stack, n_layers, model)
-            play_in_steps(self, b.until("sube"),
-                       ((LaggedStart(*(FadeIn(block, shift=DOWN * 0.15) for block in stack.blocks[1:]),
-                                     lag_ratio=0.15), GrowArrow(stack.stream)), 0.7),
-                       (FadeIn(count), None))
+            play_in_steps(
+                self,
+                b.until("sube"),
+                (
+                    (
+                        LaggedStart(*(FadeIn(block, shift=DOWN * 0.15) for block in stack.blocks[1:]), lag_ratio=0.15),
+                        GrowArrow(stack.stream),
+                    ),
+                    0.7,
+                ),
+                (FadeIn(count), None),
+            )
             climber = Slab(size=0.4).move_to(stack.stream_point(0.0))
             path = polyline(stack.stream_point(0.0), stack.stream_point(0.97))
-            passes = LaggedStart(*(VGroup(block.attention, block.ffn).animate(rate_func=_there_and_back_bright)
-                                   .set_fill(palette.INK) for block in stack.blocks), lag_ratio=0.3)
+            passes = LaggedStart(
+                *(
+                    VGroup(block.attention, block.ffn).animate(rate_func=_there_and_back_bright).set_fill(palette.INK)
+                    for block in stack.blocks
+                ),
+                lag_ratio=0.3,
+            )
             self.play(FadeIn(climber), run_time=b.fraction(0.05))
             self.play(MoveAlongPath(climber, path, rate_func=linear), passes, run_time=b.fraction(0.85))
             reads = ty.label("→ siguiente palabra", color=palette.INK).next_to(climber, RIGHT, buff=0.3)
@@ -133,16 +215,24 @@ class Block(NarratedScene):
     def _read_and_norm(self, window, station, slab) -> Slab:
         """The norm box appears; a copy of the slab (the branch) leaves the stream and is evened out."""
         branch = slab.copy()
-        play_in_steps(self, window, (FadeIn(station.norm), 0.25),
-                   (MoveAlongPath(branch, station.to_norm), 0.35), (branch.normalized_rows, None))
+        play_in_steps(
+            self,
+            window,
+            (FadeIn(station.norm), 0.25),
+            (MoveAlongPath(branch, station.to_norm), 0.35),
+            (branch.normalized_rows, None),
+        )
         return branch
 
     def _into_sublayer(self, window, station, branch, arrow_tag, work_color=None) -> None:
-        steps = [((GrowArrow(station.arrow), FadeIn(station.sublayer), FadeIn(arrow_tag)), 0.3),
-                 (MoveAlongPath(branch, station.to_sublayer), 0.3)]
+        steps = [
+            ((GrowArrow(station.arrow), FadeIn(station.sublayer), FadeIn(arrow_tag)), 0.3),
+            (MoveAlongPath(branch, station.to_sublayer), 0.3),
+        ]
         if work_color is not None:  # the sublayer's work shows as its colour entering the rows
-            steps.append((lambda: (branch.rows.animate.set_fill(tint(work_color, 0.9)), station.sublayer.light_up()),
-                          None))
+            steps.append(
+                (lambda: (branch.rows.animate.set_fill(tint(work_color, 0.9)), station.sublayer.light_up()), None)
+            )
         else:
             steps[-1] = (steps[-1][0], None)
         play_in_steps(self, window, *steps)
@@ -154,11 +244,21 @@ class Block(NarratedScene):
         below = station.stream_x * RIGHT + (node_y - 0.45) * UP
         above = station.stream_x * RIGHT + (node_y + 0.45) * UP
         notes = slab.notes(color, seed).shift(above - slab.get_center())
-        play_in_steps(self, window,
-                   ((Create(station.rise), GrowArrow(station.back_arrow), FadeIn(back_tag), FadeIn(skip_tag)), 0.3),
-                   ((MoveAlongPath(branch, station.back), slab.animate.move_to(below)), 0.35),
-                   (lambda: (FadeOut(branch, scale=0.2), slab.animate.move_to(above), FadeIn(notes),
-                             station.sublayer.light_down()), None))
+        play_in_steps(
+            self,
+            window,
+            ((Create(station.rise), GrowArrow(station.back_arrow), FadeIn(back_tag), FadeIn(skip_tag)), 0.3),
+            ((MoveAlongPath(branch, station.back), slab.animate.move_to(below)), 0.35),
+            (
+                lambda: (
+                    FadeOut(branch, scale=0.2),
+                    slab.animate.move_to(above),
+                    FadeIn(notes),
+                    station.sublayer.light_down(),
+                ),
+                None,
+            ),
+        )
         slab.add(notes)
 
     # -- drawings assembled from the kit with this scene's numbers -------------------------------
@@ -174,18 +274,24 @@ class Block(NarratedScene):
             "add1": stream.tag(self.number("block.llama2_7b.shape.add1"), *stretches[2]),
             "skip2": stream.tag(self.number("block.llama2_7b.shape.add1"), *stretches[3]),
             "norm2": ffn.arrow_tag(self.number("block.llama2_7b.shape.norm2")),
-            "ffn_hidden": ShapeTag(self.number("block.llama2_7b.shape.ffn_hidden"), color=palette.FFN)
-            .next_to(ffn.sublayer, DOWN, buff=0.15),
+            "ffn_hidden": ShapeTag(self.number("block.llama2_7b.shape.ffn_hidden"), color=palette.FFN).next_to(
+                ffn.sublayer, DOWN, buff=0.15
+            ),
             "ffn": ffn.back_tag(self.number("block.llama2_7b.shape.ffn")),
             "add2": stream.tag(self.number("block.llama2_7b.shape.add2"), *stretches[4]),
         }
 
     def _read_write_marks(self, diagram: BlockDiagram) -> VGroup:
         """'lee' beside each tap and 'escribe: suma' beside each add node (the notebook's two verbs)."""
-        reads = VGroup(*(ty.label("lee", color=palette.MUTED).next_to(s.tap, RIGHT, buff=0.2)
-                         for s in diagram.stations))
-        writes = VGroup(*(ty.label("escribe: suma", color=palette.MUTED).next_to(s.add_node, RIGHT, buff=0.25)
-                          for s in diagram.stations))
+        reads = VGroup(
+            *(ty.label("lee", color=palette.MUTED).next_to(s.tap, RIGHT, buff=0.2) for s in diagram.stations)
+        )
+        writes = VGroup(
+            *(
+                ty.label("escribe: suma", color=palette.MUTED).next_to(s.add_node, RIGHT, buff=0.25)
+                for s in diagram.stations
+            )
+        )
         return VGroup(reads, writes)
 
     def _big_slab(self, slab: Slab, ctx: int, d_model: int) -> tuple[Slab, VGroup]:
@@ -214,12 +320,20 @@ class Block(NarratedScene):
         right.heading = VGroup(ty.body("Feed-forward", color=palette.FFN), ty.label("cada posición a solas"))
         right.heading.arrange(DOWN, buff=0.15).move_to(RIGHT * 3.4 + UP * 3.2)
         right.rows = PositionRows(CLOSE_UP_ROWS).move_to(RIGHT * 1.7 + DOWN * 0.4)
-        right.boxes = VGroup(*(StageBox("FFN", palette.FFN, width=1.5, height=row.height).next_to(row, RIGHT, buff=1.1)
-                               for row in right.rows.rows))
+        right.boxes = VGroup(
+            *(
+                StageBox("FFN", palette.FFN, width=1.5, height=row.height).next_to(row, RIGHT, buff=1.1)
+                for row in right.rows.rows
+            )
+        )
         for box in right.boxes:
             box.label.scale_to_fit_height(min(box.label.height, ty.label("FFN").height))
-        right.arrows = VGroup(*(FlowArrow(row.get_right(), box.get_left(), buff=0.1, stroke_width=4)
-                                for row, box in zip(right.rows.rows, right.boxes)))
+        right.arrows = VGroup(
+            *(
+                FlowArrow(row.get_right(), box.get_left(), buff=0.1, stroke_width=4)
+                for row, box in zip(right.rows.rows, right.boxes)
+            )
+        )
         right.caption = ty.label("las mismas matrices en cada fila").next_to(right.rows, DOWN, buff=0.3)
         right.caption.set_x(3.4)
         right.add(right.heading, right.rows, right.arrows, right.boxes, right.caption)
@@ -230,8 +344,9 @@ class Block(NarratedScene):
     def _count(self, stack: BlockStack, n_layers: int, model: str) -> VGroup:
         brace = Brace(stack.blocks, RIGHT, color=palette.MUTED)
         times = ty.title(f"× {ty.fmt_int(n_layers)}").next_to(brace, RIGHT, buff=0.3)
-        lines = VGroup(ty.label("bloques con la misma forma"), ty.label("cada uno con sus propios pesos",
-                                                                       color=palette.MUTED))
+        lines = VGroup(
+            ty.label("bloques con la misma forma"), ty.label("cada uno con sus propios pesos", color=palette.MUTED)
+        )
         lines.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(times, DOWN, aligned_edge=LEFT, buff=0.35)
         name = ty.body(model).next_to(times, UP, aligned_edge=LEFT, buff=0.35)
         return VGroup(brace, times, lines, name)

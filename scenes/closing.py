@@ -5,6 +5,7 @@ search over every neuron of one block (ffn_core.specialists): the specialist's a
 for every word, as bars grouped by topic. Then the one-fact edit of the piano-roll scene,
 in one sentence, and the seed's question as the last image.
 """
+
 from __future__ import annotations
 
 from manim import (
@@ -49,20 +50,29 @@ class Closing(NarratedScene):
             columns = WordColumns(names, words, topic_of_word).next_to(heading, DOWN, buff=0.5)
             note = ty.small(f"palabras en inglés: {self.number('params.minilm_l6.display_name')} aprendió en inglés")
             note.to_edge(DOWN, buff=0.35)
-            self.play(LaggedStart(*(FadeIn(c[1], shift=DOWN * 0.2) for c in columns.columns), lag_ratio=0.3),
-                      FadeIn(note), run_time=b.until("temas"))
-            self.play(LaggedStart(*(Write(c[0]) for c in columns.columns), lag_ratio=0.5),
-                      run_time=b.speech_remaining())
+            self.play(
+                LaggedStart(*(FadeIn(c[1], shift=DOWN * 0.2) for c in columns.columns), lag_ratio=0.3),
+                FadeIn(note),
+                run_time=b.until("temas"),
+            )
+            self.play(
+                LaggedStart(*(Write(c[0]) for c in columns.columns), lag_ratio=0.5), run_time=b.speech_remaining()
+            )
             self.play(FadeOut(VGroup(columns, note)), run_time=b.remaining())
 
         with self.beat("nota") as b:
-            where = ty.body(f"{ty.fmt_int(self.number('closing.d_ff'))} neuronas · bloque {block}",
-                            color=palette.FFN).next_to(heading, DOWN, buff=0.6)
+            where = ty.body(
+                f"{ty.fmt_int(self.number('closing.d_ff'))} neuronas · bloque {block}", color=palette.FFN
+            ).next_to(heading, DOWN, buff=0.6)
             self.play(FadeIn(where, shift=DOWN * 0.2), run_time=b.until("formula"))
-            formula = ty.math(r"\text{nota}_i(\text{tema}) = \overline{a_i}\,(\text{tema}) - \overline{a_i}\,(\text{resto})",
-                              font_size=54).move_to((0, 0.2, 0))
-            parts = VGroup(ty.label("media con las palabras del tema", color=palette.ACTIVE),
-                           ty.label("media con las demás", color=palette.MUTED)).arrange(DOWN, buff=0.3)
+            formula = ty.math(
+                r"\text{nota}_i(\text{tema}) = \overline{a_i}\,(\text{tema}) - \overline{a_i}\,(\text{resto})",
+                font_size=54,
+            ).move_to((0, 0.2, 0))
+            parts = VGroup(
+                ty.label("media con las palabras del tema", color=palette.ACTIVE),
+                ty.label("media con las demás", color=palette.MUTED),
+            ).arrange(DOWN, buff=0.3)
             parts.next_to(formula, DOWN, buff=0.6)
             self.play(Write(formula), FadeIn(parts[0]), run_time=0.6 * b.until("ganadora"))
             self.play(FadeIn(parts[1]), run_time=b.until("ganadora"))
@@ -73,10 +83,17 @@ class Closing(NarratedScene):
 
         numbers = self._specialist("numbers", 2, names, words, topic_of_word, block)
         with self.beat("numeros") as b:
-            self.play(FadeIn(numbers["badge"]), FadeIn(numbers["bars"].baseline), FadeIn(numbers["bars"].words),
-                      FadeIn(numbers["bars"].names), run_time=b.until("barras"))
-            self.play(LaggedStart(*(GrowFromEdge(bar, DOWN) for bar in numbers["bars"].bars), lag_ratio=0.05),
-                      run_time=b.until("altas"))
+            self.play(
+                FadeIn(numbers["badge"]),
+                FadeIn(numbers["bars"].baseline),
+                FadeIn(numbers["bars"].words),
+                FadeIn(numbers["bars"].names),
+                run_time=b.until("barras"),
+            )
+            self.play(
+                LaggedStart(*(GrowFromEdge(bar, DOWN) for bar in numbers["bars"].bars), lag_ratio=0.05),
+                run_time=b.until("altas"),
+            )
             focus = SurroundingRectangle(numbers["bars"].names[2], color=topic_color(2), buff=0.1)
             self.play(Create(focus), run_time=b.until("resto"))
             self.play(FadeOut(focus), Create(numbers["means"]), FadeIn(numbers["score"]), run_time=b.speech_remaining())
@@ -87,8 +104,10 @@ class Closing(NarratedScene):
             self.play(*self._swap(numbers, places), run_time=b.until("cambio"))
             self.play(Create(places["means"]), FadeIn(places["score"]), run_time=b.until("limpia"))
             lit = [bar for bar, t in zip(places["bars"].bars, topic_of_word) if t == 3]
-            self.play(LaggedStart(*(Indicate(bar, color=palette.INK, scale_factor=1.15) for bar in lit),
-                                  lag_ratio=0.3), run_time=b.speech_remaining())
+            self.play(
+                LaggedStart(*(Indicate(bar, color=palette.INK, scale_factor=1.15) for bar in lit), lag_ratio=0.3),
+                run_time=b.speech_remaining(),
+            )
             self.wait(b.remaining())
 
         fruits = self._specialist("fruits", 0, names, words, topic_of_word, block)
@@ -97,11 +116,16 @@ class Closing(NarratedScene):
             self.play(Create(fruits["means"]), FadeIn(fruits["score"]), run_time=b.until("mezcla"))
             outranking = self.number("closing.fruits.outranking")
             rivals = [k for k, word in enumerate(words) if word in outranking]
-            self.play(*(fruits["bars"].bars[k].animate.set_fill(color=palette.HIGHLIGHT, opacity=1.0) for k in rivals),
-                      *(fruits["bars"].words[k].animate.set_color(palette.HIGHLIGHT) for k in rivals),
-                      run_time=0.5 * b.speech_remaining())
-            tally = ty.label(f"separación perfecta en {self.number('closing.n_separated')} de "
-                             f"{self.number('closing.n_topics')} temas", color=palette.INK)
+            self.play(
+                *(fruits["bars"].bars[k].animate.set_fill(color=palette.HIGHLIGHT, opacity=1.0) for k in rivals),
+                *(fruits["bars"].words[k].animate.set_color(palette.HIGHLIGHT) for k in rivals),
+                run_time=0.5 * b.speech_remaining(),
+            )
+            tally = ty.label(
+                f"separación perfecta en {self.number('closing.n_separated')} de "
+                f"{self.number('closing.n_topics')} temas",
+                color=palette.INK,
+            )
             tally.next_to(fruits["badge"], DOWN, buff=0.25).align_to(fruits["badge"], LEFT)
             self.play(FadeIn(tally, shift=UP * 0.2), run_time=b.speech_remaining())
             self.play(FadeOut(VGroup(*fruits.values(), tally)), run_time=b.remaining())
@@ -111,9 +135,11 @@ class Closing(NarratedScene):
             heading = ty.title("Editar un solo hecho").to_edge(UP, buff=0.5)
             self.play(Write(heading), FadeIn(strip), run_time=b.until("pianola"))
             self.play(strip.repunch(0), run_time=b.until("intactos"))
-            kept = ty.body(f"{self.number('memory.edit.others_count')} de {self.number('memory.edit.others_count')} "
-                           f"siguen igual · {ty.fmt_percent(self.number('memory.edit.others_unchanged_share'), 0)}",
-                           color=palette.ACTIVE).next_to(strip, DOWN, buff=0.7)
+            kept = ty.body(
+                f"{self.number('memory.edit.others_count')} de {self.number('memory.edit.others_count')} "
+                f"siguen igual · {ty.fmt_percent(self.number('memory.edit.others_unchanged_share'), 0)}",
+                color=palette.ACTIVE,
+            ).next_to(strip, DOWN, buff=0.7)
             self.play(strip.confirm_others(0), FadeIn(kept, shift=UP * 0.2), run_time=b.speech_remaining())
             self.play(FadeOut(VGroup(heading, strip, kept)), run_time=b.remaining())
 
@@ -133,30 +159,61 @@ class Closing(NarratedScene):
         """Badge, bars, mean lines and score of one topic's specialist, placed on the stage."""
         # Each key written out in full, so `ffn-video numbers` can see which this scene reads.
         reads = {
-            "numbers": lambda: (self.number("closing.numbers.neuron"), self.number("closing.numbers.activations"),
-                                self.number("closing.numbers.selectivity"), self.number("closing.numbers.mean_inside"),
-                                self.number("closing.numbers.mean_outside")),
-            "places": lambda: (self.number("closing.places.neuron"), self.number("closing.places.activations"),
-                               self.number("closing.places.selectivity"), self.number("closing.places.mean_inside"),
-                               self.number("closing.places.mean_outside")),
-            "fruits": lambda: (self.number("closing.fruits.neuron"), self.number("closing.fruits.activations"),
-                               self.number("closing.fruits.selectivity"), self.number("closing.fruits.mean_inside"),
-                               self.number("closing.fruits.mean_outside")),
+            "numbers": lambda: (
+                self.number("closing.numbers.neuron"),
+                self.number("closing.numbers.activations"),
+                self.number("closing.numbers.selectivity"),
+                self.number("closing.numbers.mean_inside"),
+                self.number("closing.numbers.mean_outside"),
+            ),
+            "places": lambda: (
+                self.number("closing.places.neuron"),
+                self.number("closing.places.activations"),
+                self.number("closing.places.selectivity"),
+                self.number("closing.places.mean_inside"),
+                self.number("closing.places.mean_outside"),
+            ),
+            "fruits": lambda: (
+                self.number("closing.fruits.neuron"),
+                self.number("closing.fruits.activations"),
+                self.number("closing.fruits.selectivity"),
+                self.number("closing.fruits.mean_inside"),
+                self.number("closing.fruits.mean_outside"),
+            ),
         }
         neuron, activations, score, inside, outside = reads[topic]()
-        bars = TopicBars(activations, words, topic_of_word, names, focus=index, unit_height=UNIT_HEIGHT,
-                         bar_width=0.24, gap=0.08, group_gap=0.5)
+        bars = TopicBars(
+            activations,
+            words,
+            topic_of_word,
+            names,
+            focus=index,
+            unit_height=UNIT_HEIGHT,
+            bar_width=0.24,
+            gap=0.08,
+            group_gap=0.5,
+        )
         bars.shift(-bars.baseline.get_center() + (0, BASELINE_Y, 0))
-        badge = NeuronBadge(f"Neurona {neuron}", [f"especialista en {names[index].lower()}", f"bloque {block}"],
-                            topic_color(index), width=4.3)
+        badge = NeuronBadge(
+            f"Neurona {neuron}",
+            [f"especialista en {names[index].lower()}", f"bloque {block}"],
+            topic_color(index),
+            width=4.3,
+        )
         badge.move_to(BADGE_CORNER, aligned_edge=UP + LEFT)
         means = bars.mean_lines(inside, outside)
-        score_text = ty.label(f"nota = {ty.fmt_decimal(inside)} − ({ty.fmt_decimal(outside)}) = "
-                              f"{ty.fmt_decimal(score)}", color=topic_color(index))
+        score_text = ty.label(
+            f"nota = {ty.fmt_decimal(inside)} − ({ty.fmt_decimal(outside)}) = {ty.fmt_decimal(score)}",
+            color=topic_color(index),
+        )
         score_text.next_to(badge, RIGHT, buff=0.4).align_to(badge, UP)
         return {"badge": badge, "bars": bars, "means": means, "score": score_text}
 
     def _swap(self, old: dict, new: dict) -> list:
         """The old specialist's drawing turns into the new one's: bars regrow to the new values."""
-        return [ReplacementTransform(old["badge"], new["badge"]), ReplacementTransform(old["bars"], new["bars"]),
-                FadeOut(old["means"]), FadeOut(old["score"])]
+        return [
+            ReplacementTransform(old["badge"], new["badge"]),
+            ReplacementTransform(old["bars"], new["bars"]),
+            FadeOut(old["means"]),
+            FadeOut(old["score"]),
+        ]

@@ -1,10 +1,26 @@
 """Expand and contract: a vector times a wide matrix gets longer, times a tall one shorter."""
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, ReplacementTransform,
-                   SurroundingRectangle, TransformFromCopy, VGroup, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowArrow,
+    ReplacementTransform,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+    Write,
+)
 
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow
 from scenes.kit.matrix import MatrixMob, VectorColumn, VectorRow, count_label, dot_product_steps, shape_label
 from scenes.kit.neurons import state_icon
@@ -39,11 +55,25 @@ class ExpandContract(NarratedScene):
 
         with self.beat("expandir") as b:
             # The vector moves aside to make room for the matrix it is multiplied by.
-            play_in_steps(self, b.until("col_0"), ((FadeOut(vec_size), vec.animate.move_to(vec_place)), 0.35),
-                          (FadeIn(VGroup(times, matrix, equals, out.brackets)), None))
+            play_in_steps(
+                self,
+                b.until("col_0"),
+                ((FadeOut(vec_size), vec.animate.move_to(vec_place)), 0.35),
+                (FadeIn(VGroup(times, matrix, equals, out.brackets)), None),
+            )
             products = self.number("expand_contract.expand_products")
-            lines = self._fill_columns(b, vec, matrix, out, products, ("col_1", "col_2", "col_3", None),
-                                       left_places=0, top=0.2, scale=0.85, wrap=False)
+            lines = self._fill_columns(
+                b,
+                vec,
+                matrix,
+                out,
+                products,
+                ("col_1", "col_2", "col_3", None),
+                left_places=0,
+                top=0.2,
+                scale=0.85,
+                wrap=False,
+            )
 
         with self.beat("regla") as b:
             sizes = VGroup(count_label(vec, n_in), shape_label(matrix, n_in, n_mid), count_label(out, n_mid))
@@ -51,8 +81,12 @@ class ExpandContract(NarratedScene):
             rule = ty.body("columnas de la matriz = tamaño de la salida", color=palette.HIGHLIGHT)
             rule.next_to(sizes, DOWN, buff=1.0)
             columns = VGroup(*(matrix.highlight_column(j) for j in range(n_mid)))
-            self.play(Create(columns), sizes[2][1].animate.set_color(palette.HIGHLIGHT), FadeIn(rule),
-                      run_time=b.speech_remaining())
+            self.play(
+                Create(columns),
+                sizes[2][1].animate.set_color(palette.HIGHLIGHT),
+                FadeIn(rule),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("contraer") as b:
             w_contract = self.number("expand_contract.contract_matrix")
@@ -63,20 +97,35 @@ class ExpandContract(NarratedScene):
             target = out.copy()
             VGroup(target, times2, tall, equals2, result).arrange(RIGHT, buff=0.4).move_to(UP * 1.2)
             # The expanded vector becomes the next product's input: it moves, nothing else stays.
-            self.play(FadeOut(VGroup(vec, times, matrix, equals, sizes, columns, rule)),
-                      out.animate.move_to(target), run_time=b.until("matriz_alta"))
+            self.play(
+                FadeOut(VGroup(vec, times, matrix, equals, sizes, columns, rule)),
+                out.animate.move_to(target),
+                run_time=b.until("matriz_alta"),
+            )
             tall_size = shape_label(tall, n_mid, n_in)
             self.play(FadeIn(VGroup(times2, tall, equals2, result.brackets, tall_size)), run_time=b.until("sal_0"))
             products = self.number("expand_contract.contract_products")
-            lines = self._fill_columns(b, out, tall, result, products, ("sal_1", "de_vuelta"),
-                                       left_places=1, top=-1.45, product_places=2, result_places=2, scale=0.8,
-                                       wrap=True)
+            lines = self._fill_columns(
+                b,
+                out,
+                tall,
+                result,
+                products,
+                ("sal_1", "de_vuelta"),
+                left_places=1,
+                top=-1.45,
+                product_places=2,
+                result_places=2,
+                scale=0.8,
+                wrap=True,
+            )
             back = count_label(result, n_in, color=palette.HIGHLIGHT)
             self.play(FadeIn(back), run_time=b.speech_remaining())
 
         with self.beat("perro") as b:
-            stages, sizes, icons = self._perro(b, VGroup(heading, out, times2, tall, equals2, result, tall_size,
-                                                         lines, back))
+            stages, sizes, icons = self._perro(
+                b, VGroup(heading, out, times2, tall, equals2, result, tall_size, lines, back)
+            )
 
         with self.beat("cierre") as b:
             wide = SurroundingRectangle(VGroup(stages[1], stages[2], icons), color=palette.HIGHLIGHT, buff=0.15)
@@ -85,12 +134,26 @@ class ExpandContract(NarratedScene):
             self.play(FadeOut(sizes), run_time=b.until("ida"))
             self.play(Create(wide), FadeIn(wide_note), run_time=b.until("vuelta"))
             ends = VGroup(*(SurroundingRectangle(stages[i], color=palette.FFN, buff=0.15) for i in (0, 3)))
-            end_notes = VGroup(*(ty.small("tamaño del modelo", color=palette.FFN).next_to(r, DOWN, buff=0.15)
-                                 for r in ends))
+            end_notes = VGroup(
+                *(ty.small("tamaño del modelo", color=palette.FFN).next_to(r, DOWN, buff=0.15) for r in ends)
+            )
             self.play(Create(ends), FadeIn(end_notes), run_time=b.speech_remaining())
 
-    def _fill_columns(self, b, vec, matrix, out, products, next_marks, left_places: int, top: float,
-                      scale: float, wrap: bool, product_places: int = 1, result_places: int = 1) -> VGroup:
+    def _fill_columns(
+        self,
+        b,
+        vec,
+        matrix,
+        out,
+        products,
+        next_marks,
+        left_places: int,
+        top: float,
+        scale: float,
+        wrap: bool,
+        product_places: int = 1,
+        result_places: int = 1,
+    ) -> VGroup:
         """One output entry per column: the column lights up, its dot product is written out
         term by term, and the result flies into the output vector. Column j runs from its
         bookmark to `next_marks[j]` (None: to the end of the beat's speech). `wrap` puts the
@@ -99,9 +162,16 @@ class ExpandContract(NarratedScene):
         row_box = SurroundingRectangle(vec.grid, color=palette.HIGHLIGHT, buff=0.08, corner_radius=0.05)
         col_box = None
         for j, mark in enumerate(next_marks):
-            line = dot_product_steps(vec.values[0], matrix.values[:, j], products[j], out.values[0][j],
-                                     left_places=left_places, right_places=1, product_places=product_places,
-                                     result_places=result_places).scale(scale)
+            line = dot_product_steps(
+                vec.values[0],
+                matrix.values[:, j],
+                products[j],
+                out.values[0][j],
+                left_places=left_places,
+                right_places=1,
+                product_places=product_places,
+                result_places=result_places,
+            ).scale(scale)
             if wrap:
                 VGroup(*line[1:]).next_to(line[0], DOWN, buff=0.12).align_to(line[0], LEFT).shift(RIGHT * 0.6)
             line.move_to(UP * (top - (1.35 if wrap else 0.75) * scale * j))
@@ -110,9 +180,15 @@ class ExpandContract(NarratedScene):
             box = matrix.highlight_column(j)
             point = Create(VGroup(row_box, box)) if col_box is None else ReplacementTransform(col_box, box)
             col_box = box
-            play_in_steps(self, b.until(mark) if mark else b.speech_remaining(),
-                          (point, 0.12), (Write(line[0]), 0.4), (Write(line[1:4]), 0.2), (Write(line[4]), 0.08),
-                          (TransformFromCopy(line[4], out.entry(j)), None))
+            play_in_steps(
+                self,
+                b.until(mark) if mark else b.speech_remaining(),
+                (point, 0.12),
+                (Write(line[0]), 0.4),
+                (Write(line[1:4]), 0.2),
+                (Write(line[4]), 0.08),
+                (TransformFromCopy(line[4], out.entry(j)), None),
+            )
             lines.add(line)
         out.settle(self)
         lines.add(row_box, col_box)
@@ -124,24 +200,38 @@ class ExpandContract(NarratedScene):
         d_model = self.number("perro.d_model")
         d_ff = self.number("perro.d_ff")
         activated = self.number("perro.activated")
-        stages = VGroup(VectorColumn(self.number("perro.input"), places=1),
-                        VectorColumn(self.number("perro.expanded"), places=2),
-                        VectorColumn(activated, places=2, dim_zeros=True),
-                        VectorColumn(self.number("perro.contracted"), places=2))
+        stages = VGroup(
+            VectorColumn(self.number("perro.input"), places=1),
+            VectorColumn(self.number("perro.expanded"), places=2),
+            VectorColumn(activated, places=2, dim_zeros=True),
+            VectorColumn(self.number("perro.contracted"), places=2),
+        )
         stages.arrange(RIGHT, buff=2.3).move_to(DOWN * 0.2)
-        icons = VGroup(*(state_icon(v, radius=0.09).next_to(stages[2].entry(i), RIGHT, buff=0.3)
-                         for i, v in enumerate(activated)))
-        names = VGroup(*(ty.label(n).next_to(s, UP, buff=0.3) for n, s in
-                         zip(("«perro»", "expandido", "activado", "contraído"), stages)))
+        icons = VGroup(
+            *(state_icon(v, radius=0.09).next_to(stages[2].entry(i), RIGHT, buff=0.3) for i, v in enumerate(activated))
+        )
+        names = VGroup(
+            *(
+                ty.label(n).next_to(s, UP, buff=0.3)
+                for n, s in zip(("«perro»", "expandido", "activado", "contraído"), stages)
+            )
+        )
         names.align_to(names[1], UP)
-        sizes = VGroup(*(ty.small(f"{ty.fmt_int(n)} números").next_to(s, DOWN, buff=0.25)
-                         for n, s in zip((d_model, d_ff, d_ff, d_model), stages)))
+        sizes = VGroup(
+            *(
+                ty.small(f"{ty.fmt_int(n)} números").next_to(s, DOWN, buff=0.25)
+                for n, s in zip((d_model, d_ff, d_ff, d_model), stages)
+            )
+        )
         sizes.align_to(sizes[1], DOWN)
         # The last arrow starts after the on/off icons beside "activado".
         starts = (stages[0].get_right(), stages[1].get_right(), icons.get_right())
         arrows = VGroup(*(FlowArrow(start, s.get_left()) for start, s in zip(starts, stages[1:])))
-        ops = VGroup(_op(r"\times W_1", f"{d_model} × {d_ff}", arrows[0]), _op(r"\mathrm{ReLU}", "", arrows[1]),
-                     _op(r"\times W_2", f"{d_ff} × {d_model}", arrows[2]))
+        ops = VGroup(
+            _op(r"\times W_1", f"{d_model} × {d_ff}", arrows[0]),
+            _op(r"\mathrm{ReLU}", "", arrows[1]),
+            _op(r"\times W_2", f"{d_ff} × {d_model}", arrows[2]),
+        )
         heading = ty.title("«perro» en una capa feed-forward").to_edge(UP, buff=0.4)
 
         def stage(i):
@@ -153,8 +243,10 @@ class ExpandContract(NarratedScene):
             # The arrow and its operation first, then the stage's vector computed from the last one.
             window = b.until(mark) if mark else b.speech_remaining()  # asked now: a window starts now
             # (A cross-fade, not a morph: digits morphing into other digits are unreadable mid-way.)
-            steps = [((GrowArrow(arrows[i - 1]), FadeIn(ops[i - 1])), 0.3),
-                     ((FadeIn(names[i]), FadeIn(sizes[i]), FadeTransform(stages[i - 1].copy(), stages[i])), 0.4)]
+            steps = [
+                ((GrowArrow(arrows[i - 1]), FadeIn(ops[i - 1])), 0.3),
+                ((FadeIn(names[i]), FadeIn(sizes[i]), FadeTransform(stages[i - 1].copy(), stages[i])), 0.4),
+            ]
             if i == 2:
                 steps.append((FadeIn(icons), None))
             else:

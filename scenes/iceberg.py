@@ -5,6 +5,7 @@ first of one LLaMA-2 block, then of the idealised block (8 d^2 of 12 d^2), then 
 model's block as the table moves row by row, and last of each whole model, embeddings,
 norms and output head included.
 """
+
 from __future__ import annotations
 
 from manim import (
@@ -64,8 +65,9 @@ class Iceberg(NarratedScene):
             self.play(FadeOut(block), FadeOut(heading), run_time=b.remaining())
 
         # The opening berg: one LLaMA-2 block, large, left of centre; its parts appear one by one.
-        berg = Berg(state=BergState(center_x=-3.2, waterline_y=0.75, width=5.0, height=6.6,
-                                    **llama.block_state())).conceal()
+        berg = Berg(
+            state=BergState(center_x=-3.2, waterline_y=0.75, width=5.0, height=6.6, **llama.block_state())
+        ).conceal()
         with self.beat("punta") as b:
             self.add(berg)
             self.play(*berg.reveal(berg.tip, berg.above_shade), run_time=b.until("agua"))
@@ -87,33 +89,47 @@ class Iceberg(NarratedScene):
         with self.beat("cuenta") as b:
             ideal_share = self.number("iceberg.ideal.ffn_share")
             rows = self._ideal_rows()
-            self.play(FadeOut(VGroup(att_label, ffn_label, verdict)),
-                      berg.refloat(submerged=ideal_share, attention=1 - ideal_share, **SMALL_BERG),
-                      run_time=b.until("atencion_cuenta"))
+            self.play(
+                FadeOut(VGroup(att_label, ffn_label, verdict)),
+                berg.refloat(submerged=ideal_share, attention=1 - ideal_share, **SMALL_BERG),
+                run_time=b.until("atencion_cuenta"),
+            )
             for row, window in zip(rows[:3], (b.until("ffn_cuenta"), b.until("bloque"), b.until("fraccion"))):
                 self.play(FadeIn(row[0]), Write(row[1]), run_time=window)
             frame = SurroundingRectangle(rows[3], color=palette.FFN, buff=0.2, corner_radius=0.1)
             # The same share written on the berg's submerged mass: the drawing is the fraction.
             readout = ty.body(ty.fmt_percent(ideal_share)).move_to(berg.state.mass_point())
-            self.play(Write(rows[3]), Create(frame), FadeIn(readout, rate_func=early(0.5)),
-                      run_time=b.speech_remaining())
+            self.play(
+                Write(rows[3]), Create(frame), FadeIn(readout, rate_func=early(0.5)), run_time=b.speech_remaining()
+            )
             self.play(FadeOut(VGroup(rows, frame)), run_time=b.remaining())
 
         with self.beat("modelos") as b:
             table = Ledger(
-                [("Modelo", palette.MUTED), ("Atención", palette.ATTENTION), ("Feed-forward", palette.FFN),
-                 ("FFN", palette.FFN)],
-                [[(m.name, None), (ty.fmt_int(m.attention_per_layer), None), (ty.fmt_int(m.ffn_per_layer), None),
-                  (ty.fmt_percent(m.block_share), palette.FFN)] for m in (gpt2, gpt3, llama)])
+                [
+                    ("Modelo", palette.MUTED),
+                    ("Atención", palette.ATTENTION),
+                    ("Feed-forward", palette.FFN),
+                    ("FFN", palette.FFN),
+                ],
+                [
+                    [
+                        (m.name, None),
+                        (ty.fmt_int(m.attention_per_layer), None),
+                        (ty.fmt_int(m.ffn_per_layer), None),
+                        (ty.fmt_percent(m.block_share), palette.FFN),
+                    ]
+                    for m in (gpt2, gpt3, llama)
+                ],
+            )
             heading = ty.title("Parámetros por bloque").move_to((PANEL_X, 3.3, 0))
             table.move_to((PANEL_X, 0.6, 0))
             self.play(FadeIn(heading), FadeIn(VGroup(table.header, table.rule)), run_time=b.until("gpt2"))
-            readout = self._show_model(b.until("gpt3"), berg, table, 0, gpt2.block_state(), gpt2.block_share,
-                                       readout)
-            readout = self._show_model(b.until("llama"), berg, table, 1, gpt3.block_state(), gpt3.block_share,
-                                       readout)
-            readout = self._show_model(b.until("quieto"), berg, table, 2, llama.block_state(), llama.block_share,
-                                       readout)
+            readout = self._show_model(b.until("gpt3"), berg, table, 0, gpt2.block_state(), gpt2.block_share, readout)
+            readout = self._show_model(b.until("llama"), berg, table, 1, gpt3.block_state(), gpt3.block_share, readout)
+            readout = self._show_model(
+                b.until("quieto"), berg, table, 2, llama.block_state(), llama.block_share, readout
+            )
             # The three shares differ in the third decimal: the water has nowhere to go.
             still = ty.label("los tres rondan el mismo nivel", color=palette.MUTED)
             still.next_to(table, DOWN, buff=0.6)
@@ -128,11 +144,14 @@ class Iceberg(NarratedScene):
             fixed.next_to(claim, RIGHT, buff=1.0)
             self.play(FadeOut(still), FadeIn(claim), run_time=b.until("corregida"))
             cell = SurroundingRectangle(table.rows[2][3], color=palette.HIGHLIGHT, buff=0.12, corner_radius=0.08)
-            self.play(Create(strike), FadeIn(fixed, shift=LEFT * 0.2),
-                      *(ReplacementTransform(f, cell) for f in self._frames()), run_time=b.speech_remaining())
+            self.play(
+                Create(strike),
+                FadeIn(fixed, shift=LEFT * 0.2),
+                *(ReplacementTransform(f, cell) for f in self._frames()),
+                run_time=b.speech_remaining(),
+            )
             self._current_frames = [cell]
-            self.play(FadeOut(VGroup(heading, table, claim, strike, fixed, *self._frames())),
-                      run_time=b.remaining())
+            self.play(FadeOut(VGroup(heading, table, claim, strike, fixed, *self._frames())), run_time=b.remaining())
 
         with self.beat("modelo_entero") as b:
             heading = ty.title("El modelo entero").move_to((PANEL_X, 3.3, 0))
@@ -146,23 +165,27 @@ class Iceberg(NarratedScene):
             card = cards[-1]
             # Sorted by size, the whole-model share only grows: the berg sinks as the model grows.
             by_size = sorted((gpt2, gpt3, llama), key=lambda m: m.total)
-            summary = Ledger([("Modelo", palette.MUTED), ("Parámetros", palette.MUTED), ("FFN", palette.FFN)],
-                             [[(m.name, None), (ty.fmt_int(m.total), None),
-                               (ty.fmt_percent(m.ffn_share_of_total), palette.FFN)] for m in by_size])
+            summary = Ledger(
+                [("Modelo", palette.MUTED), ("Parámetros", palette.MUTED), ("FFN", palette.FFN)],
+                [
+                    [(m.name, None), (ty.fmt_int(m.total), None), (ty.fmt_percent(m.ffn_share_of_total), palette.FFN)]
+                    for m in by_size
+                ],
+            )
             summary.move_to((PANEL_X, 0.3, 0))
             self.play(FadeOut(card), FadeIn(VGroup(summary.header, summary.rule)), run_time=b.fraction(0.2))
             for i, m in enumerate(by_size):
                 window = b.fraction(1 / (len(by_size) - i)) if i < len(by_size) - 1 else b.speech_remaining()
-                readout = self._show_model(window, berg, summary, i, m.whole_state(), m.ffn_share_of_total,
-                                           readout)
+                readout = self._show_model(window, berg, summary, i, m.whole_state(), m.ffn_share_of_total, readout)
 
         with self.beat("cierre") as b:
             line1 = ty.title("La parte que todos estudian")
             line2 = ty.title("es la más pequeña.", color=palette.ATTENTION)
             text = VGroup(line1, line2).arrange(DOWN, buff=0.3)
             text.scale_to_fit_width(min(text.width, 8.8)).move_to((PANEL_X, 0.7, 0))
-            play_in_steps(self, b.until("frase"), (FadeOut(VGroup(heading, summary, *self._frames())), 0.25),
-                          (Write(text), None))
+            play_in_steps(
+                self, b.until("frase"), (FadeOut(VGroup(heading, summary, *self._frames())), 0.25), (Write(text), None)
+            )
             coda = ty.body("Lo que el modelo sabe vive debajo del agua.", color=palette.FFN)
             coda.scale_to_fit_width(min(coda.width, 8.8)).next_to(text, DOWN, buff=0.8)
             self.play(FadeIn(coda), run_time=b.speech_remaining())
@@ -176,8 +199,11 @@ class Iceberg(NarratedScene):
         new = ty.body(ty.fmt_percent(share)).move_to(target.mass_point())
         frame = table.highlight(i)
         old_frames = self._frames()
-        anims = [FadeIn(table.rows[i], shift=RIGHT * 0.2, rate_func=early(0.3)),
-                 berg.refloat(**state), Create(frame, rate_func=early(0.3))]
+        anims = [
+            FadeIn(table.rows[i], shift=RIGHT * 0.2, rate_func=early(0.3)),
+            berg.refloat(**state),
+            Create(frame, rate_func=early(0.3)),
+        ]
         anims += [FadeOut(f, rate_func=early(0.3)) for f in old_frames]
         anims.append(FadeTransform(readout, new, rate_func=early(0.5)))
         self.play(*anims, run_time=window)
@@ -206,29 +232,38 @@ class Iceberg(NarratedScene):
         num = self.number("iceberg.ideal.share_numerator")
         den = self.number("iceberg.ideal.share_denominator")
         rows = VGroup(
-            VGroup(ty.label("Atención: Q, K, V, O", color=palette.ATTENTION),
-                   ty.math(rf"{att_m} \cdot d \cdot d = {att_c}\,d^2", color=palette.ATTENTION)),
-            VGroup(ty.label("Feed-forward", color=palette.FFN),
-                   ty.math(rf"{ffn_m} \cdot d \cdot ({expansion}\,d) = {ffn_c}\,d^2", color=palette.FFN)),
+            VGroup(
+                ty.label("Atención: Q, K, V, O", color=palette.ATTENTION),
+                ty.math(rf"{att_m} \cdot d \cdot d = {att_c}\,d^2", color=palette.ATTENTION),
+            ),
+            VGroup(
+                ty.label("Feed-forward", color=palette.FFN),
+                ty.math(rf"{ffn_m} \cdot d \cdot ({expansion}\,d) = {ffn_c}\,d^2", color=palette.FFN),
+            ),
             VGroup(ty.label("Bloque"), ty.math(rf"{att_c}\,d^2 + {ffn_c}\,d^2 = {block_c}\,d^2")),
         )
         for k, row in enumerate(rows):
             row[0].move_to((0, 2.4 - 1.1 * k, 0)).align_to((PANEL_X - 4.4, 0, 0), LEFT)
             row[1].move_to((0, 2.4 - 1.1 * k, 0)).align_to((PANEL_X - 0.3, 0, 0), LEFT)
-        share = ty.math(rf"\frac{{{ffn_c}\,d^2}}{{{block_c}\,d^2}} = \frac{{{num}}}{{{den}}}", color=palette.FFN,
-                        font_size=60).move_to((PANEL_X, -1.6, 0))
+        share = ty.math(
+            rf"\frac{{{ffn_c}\,d^2}}{{{block_c}\,d^2}} = \frac{{{num}}}{{{den}}}", color=palette.FFN, font_size=60
+        ).move_to((PANEL_X, -1.6, 0))
         rows.add(share)
         return rows
 
     def _card(self, m: ModelFigures) -> PartsCard:
-        card = PartsCard(m.name, [
-            CardLine("Tabla de palabras", m.token_embedding, ICE_REST),
-            CardLine("Posiciones", m.position_embedding, ICE_REST, "rotatorias, sin pesos"),
-            CardLine(f"Atención · {m.n_layers} bloques", m.attention_total, palette.ATTENTION),
-            CardLine(f"Feed-forward · {m.n_layers} bloques", m.ffn_total, palette.FFN),
-            CardLine("Normas", m.norms_total, ICE_REST),
-            CardLine("Cabeza de salida", m.output_head, ICE_REST, "comparte la tabla"),
-        ], m.total)
+        card = PartsCard(
+            m.name,
+            [
+                CardLine("Tabla de palabras", m.token_embedding, ICE_REST),
+                CardLine("Posiciones", m.position_embedding, ICE_REST, "rotatorias, sin pesos"),
+                CardLine(f"Atención · {m.n_layers} bloques", m.attention_total, palette.ATTENTION),
+                CardLine(f"Feed-forward · {m.n_layers} bloques", m.ffn_total, palette.FFN),
+                CardLine("Normas", m.norms_total, ICE_REST),
+                CardLine("Cabeza de salida", m.output_head, ICE_REST, "comparte la tabla"),
+            ],
+            m.total,
+        )
         return card.move_to((PANEL_X + 0.2, -0.1, 0))
 
     def _figures(self) -> tuple[ModelFigures, ModelFigures, ModelFigures]:

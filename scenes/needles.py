@@ -1,17 +1,42 @@
 """Compass needles: a word passes like a magnet over a tray of real MiniLM FFN neurons."""
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Circle, Create, FadeIn, FadeOut, FadeTransform, Indicate, LaggedStart,
-                   Rectangle, VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Circle,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    Indicate,
+    LaggedStart,
+    Rectangle,
+    VGroup,
+)
 
 from ffn_core.needles import tray as needle_tray
-from scenes.kit import NarratedScene, palette, typography as ty
-from scenes.kit.needles import (READING, REST, THRESHOLD, BarMagnet, Needle, NeedleTray, NeedleWave, front_start_x,
-                                magnet_pass, tray_row)
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
+from scenes.kit.needles import (
+    READING,
+    REST,
+    THRESHOLD,
+    BarMagnet,
+    Needle,
+    NeedleTray,
+    NeedleWave,
+    front_start_x,
+    magnet_pass,
+    tray_row,
+)
 from scenes.kit.steps import play_in_steps
 
-PANEL_LEFT = 1.75     # left edge of the text panel right of the tray
-MAGNET_Y = 2.62       # the magnet's lane, between the title and the tray
+PANEL_LEFT = 1.75  # left edge of the text panel right of the tray
+MAGNET_Y = 2.62  # the magnet's lane, between the title and the tray
 
 
 class Needles(NarratedScene):
@@ -34,16 +59,24 @@ class Needles(NarratedScene):
             self.play(FadeIn(title), FadeIn(tray.box), run_time=b.until("agujas"))
             heading = _in_panel(ty.label("cada aguja es una neurona"), 1.75)
             info = _in_panel(self._sample_info(), 1.0)
-            rows = [VGroup(*tray.needles[r * tray.columns:(r + 1) * tray.columns]) for r in range(tray.rows)]
-            self.play(LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3), FadeIn(heading), FadeIn(info),
-                      run_time=b.until("reposo"))
+            rows = [VGroup(*tray.needles[r * tray.columns : (r + 1) * tray.columns]) for r in range(tray.rows)]
+            self.play(
+                LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3),
+                FadeIn(heading),
+                FadeIn(info),
+                run_time=b.until("reposo"),
+            )
             self.wait(b.remaining())
 
         magnet = BarMagnet(first.word).move_to((front_start_x(tray), MAGNET_Y, 0))
         with self.beat("iman") as b:
             sentence = _in_panel(_sentence_line(first.word, first.sentence), 1.0)
-            play_in_steps(self, b.until("pasa"), ((FadeOut(info), FadeIn(magnet, shift=RIGHT * 0.3)), 0.3),
-                          (FadeIn(sentence), None))
+            play_in_steps(
+                self,
+                b.until("pasa"),
+                ((FadeOut(info), FadeIn(magnet, shift=RIGHT * 0.3)), 0.3),
+                (FadeIn(sentence), None),
+            )
             self.play(magnet_pass(tray, magnet, [0.0] * n, first_pre, REST, READING), run_time=b.until("leyenda"))
             legend = _legend_in_panel(_reading_legend())
             self.play(FadeIn(legend), run_time=b.speech_remaining())
@@ -54,76 +87,119 @@ class Needles(NarratedScene):
             after_legend = _legend_in_panel(_threshold_legend())
             play_in_steps(self, b.until("cuenta"), (FadeOut(legend), 0.3), (FadeIn(after_legend), None))
             first_rings = tray.rings(first.standing)
-            first_count = _count_row(Circle(radius=0.17, color=palette.INK, stroke_width=2.5), first.word,
-                                     self.number("needles.first_word.n_standing"), n)
+            first_count = _count_row(
+                Circle(radius=0.17, color=palette.INK, stroke_width=2.5),
+                first.word,
+                self.number("needles.first_word.n_standing"),
+                n,
+            )
             _row_in_panel(first_count, first_count[0], -1.3)
-            self.play(LaggedStart(*(Create(r) for r in first_rings), lag_ratio=0.15), FadeIn(first_count),
-                      run_time=b.speech_remaining())
+            self.play(
+                LaggedStart(*(Create(r) for r in first_rings), lag_ratio=0.15),
+                FadeIn(first_count),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("otra_palabra") as b:
             magnet2 = BarMagnet(second.word).move_to((front_start_x(tray), MAGNET_Y, 0))
             sentence2 = _in_panel(_sentence_line(second.word, second.sentence), 1.0)
             reading_legend = _legend_in_panel(_reading_legend())
-            play_in_steps(self, b.until("gira"), (FadeOut(VGroup(magnet, sentence, after_legend)), 0.3),
-                          ((FadeIn(magnet2, shift=RIGHT * 0.3), FadeIn(sentence2), FadeIn(reading_legend)), None))
-            self.play(magnet_pass(tray, magnet2, first_after, second_pre, THRESHOLD, READING),
-                      run_time=b.until("umbral"))
+            play_in_steps(
+                self,
+                b.until("gira"),
+                (FadeOut(VGroup(magnet, sentence, after_legend)), 0.3),
+                ((FadeIn(magnet2, shift=RIGHT * 0.3), FadeIn(sentence2), FadeIn(reading_legend)), None),
+            )
+            self.play(
+                magnet_pass(tray, magnet2, first_after, second_pre, THRESHOLD, READING), run_time=b.until("umbral")
+            )
             after_legend = _legend_in_panel(_threshold_legend())
-            second_count = _count_row(Needle(0.4, 1.0, THRESHOLD), second.word,
-                                     self.number("needles.second_word.n_standing"), n)
+            second_count = _count_row(
+                Needle(0.4, 1.0, THRESHOLD), second.word, self.number("needles.second_word.n_standing"), n
+            )
             _row_in_panel(second_count, second_count[0], -1.95)
-            play_in_steps(self, b.speech_remaining(),
-                          ((NeedleWave(tray, second_pre, second_after, READING, THRESHOLD),
-                            FadeOut(reading_legend)), 0.7),
-                          ((FadeIn(after_legend), FadeIn(second_count)), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                ((NeedleWave(tray, second_pre, second_after, READING, THRESHOLD), FadeOut(reading_legend)), 0.7),
+                ((FadeIn(after_legend), FadeIn(second_count)), None),
+            )
 
         overlap = set(data.overlap)
         with self.beat("solape") as b:
             both = VGroup(*(r for r, p in zip(first_rings, first.standing) if p in overlap))
             first_only = VGroup(*(r for r, p in zip(first_rings, first.standing) if p not in overlap))
             self.play(FadeOut(magnet2), first_only.animate.set_stroke(opacity=0.35), run_time=b.until("ambas"))
-            both_count = _count_row(Circle(radius=0.17, color=palette.HIGHLIGHT, stroke_width=4), "las dos",
-                                    self.number("needles.overlap"), n, color=palette.HIGHLIGHT)
+            both_count = _count_row(
+                Circle(radius=0.17, color=palette.HIGHLIGHT, stroke_width=4),
+                "las dos",
+                self.number("needles.overlap"),
+                n,
+                color=palette.HIGHLIGHT,
+            )
             _row_in_panel(both_count, both_count[0], -2.6)
-            self.play(both.animate.set_stroke(palette.HIGHLIGHT, width=4), FadeIn(both_count),
-                      run_time=b.until("una_sola"))
+            self.play(
+                both.animate.set_stroke(palette.HIGHLIGHT, width=4), FadeIn(both_count), run_time=b.until("una_sola")
+            )
             singles = VGroup(*first_only, *(tray.needles[p] for p in second.standing if p not in overlap))
-            single_line = ty.small(f"{ty.fmt_int(self.number('needles.only_one'))} de "
-                                   f"{ty.fmt_int(self.number('needles.union'))}: una sola palabra",
-                                   color=palette.INK)
+            single_line = ty.small(
+                f"{ty.fmt_int(self.number('needles.only_one'))} de "
+                f"{ty.fmt_int(self.number('needles.union'))}: una sola palabra",
+                color=palette.INK,
+            )
             single_line.move_to((second_count[1].get_left()[0] + single_line.width / 2, -3.15, 0))
-            self.play(first_only.animate.set_stroke(opacity=1.0),
-                      LaggedStart(*(Indicate(m, color=palette.INK, scale_factor=1.4) for m in singles), lag_ratio=0.1),
-                      FadeIn(single_line), run_time=b.speech_remaining())
+            self.play(
+                first_only.animate.set_stroke(opacity=1.0),
+                LaggedStart(*(Indicate(m, color=palette.INK, scale_factor=1.4) for m in singles), lag_ratio=0.1),
+                FadeIn(single_line),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("ancho") as b:
             layer = tray_row(self.number("needles.layer_trays"), tray, width=1.44).move_to((0, -1.4, 0))
-            layer_label = ty.label(f"capa feed-forward: {ty.fmt_int(self.number('needles.d_ff'))} neuronas",
-                                   color=palette.FFN).next_to(layer, DOWN, buff=0.35)
+            layer_label = ty.label(
+                f"capa feed-forward: {ty.fmt_int(self.number('needles.d_ff'))} neuronas", color=palette.FFN
+            ).next_to(layer, DOWN, buff=0.35)
             heading2 = ty.title("La capa entera").to_edge(UP, buff=0.3)
             panel = VGroup(heading, sentence2, after_legend, first_count, second_count, both_count, single_line)
-            play_in_steps(self, b.until("capa"),
-                          ((FadeOut(panel), FadeOut(first_rings), FadeOut(title), tray.animate.replace(layer[0].box)),
-                           0.7),
-                          (FadeIn(heading2), None))
-            self.play(FadeIn(VGroup(*layer[1:]), lag_ratio=0.2), FadeIn(layer_label),
-                      tray.box.animate.set_stroke(palette.HIGHLIGHT, width=3), run_time=b.until("modelo"))
+            play_in_steps(
+                self,
+                b.until("capa"),
+                ((FadeOut(panel), FadeOut(first_rings), FadeOut(title), tray.animate.replace(layer[0].box)), 0.7),
+                (FadeIn(heading2), None),
+            )
+            self.play(
+                FadeIn(VGroup(*layer[1:]), lag_ratio=0.2),
+                FadeIn(layer_label),
+                tray.box.animate.set_stroke(palette.HIGHLIGHT, width=3),
+                run_time=b.until("modelo"),
+            )
             span = self.number("needles.model_trays")
-            vector = Rectangle(width=layer[span - 1].get_right()[0] - layer[0].get_left()[0], height=0.4,
-                               stroke_color=palette.INK, stroke_width=2, fill_color=palette.INK, fill_opacity=0.25)
+            vector = Rectangle(
+                width=layer[span - 1].get_right()[0] - layer[0].get_left()[0],
+                height=0.4,
+                stroke_color=palette.INK,
+                stroke_width=2,
+                fill_color=palette.INK,
+                fill_opacity=0.25,
+            )
             vector.next_to(layer, UP, buff=1.4).align_to(layer, LEFT)
             vector_label = ty.label(f"vector de la palabra: {ty.fmt_int(self.number('needles.d_model'))} números")
             vector_label.next_to(vector, UP, buff=0.3).align_to(vector, LEFT)
             self.play(FadeIn(vector), FadeIn(vector_label), run_time=b.until("veces"))
             ratio = self.number("needles.width_ratio")
-            copies = VGroup(*(vector.copy().set_fill(palette.FFN, opacity=0.35).set_stroke(palette.FFN)
-                              for _ in range(ratio)))
+            copies = VGroup(
+                *(vector.copy().set_fill(palette.FFN, opacity=0.35).set_stroke(palette.FFN) for _ in range(ratio))
+            )
             for k, copy in enumerate(copies):
                 copy.next_to(layer, UP, buff=0.25).align_to(layer[k * span], LEFT)
             times = ty.title(f"× {ty.fmt_int(ratio)}", color=palette.FFN).next_to(vector, RIGHT, buff=1.0)
-            play_in_steps(self, b.speech_remaining(),
-                          (LaggedStart(*(FadeTransform(vector.copy(), c) for c in copies), lag_ratio=0.4), 0.7),
-                          (FadeIn(times, scale=1.3), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                (LaggedStart(*(FadeTransform(vector.copy(), c) for c in copies), lag_ratio=0.4), 0.7),
+                (FadeIn(times, scale=1.3), None),
+            )
 
     def _sample_info(self) -> VGroup:
         block = self.number("needles.block_number")
@@ -154,7 +230,8 @@ def _legend_in_panel(legend: VGroup) -> VGroup:
 def _sentence_line(word: str, sentence: str) -> VGroup:
     """'la palabra «lemon»' over 'en «the lemon is sour»'."""
     return VGroup(ty.small(f"la palabra «{word}»", color=palette.INK), ty.small(f"en «{sentence}»")).arrange(
-        DOWN, aligned_edge=LEFT, buff=0.12)
+        DOWN, aligned_edge=LEFT, buff=0.12
+    )
 
 
 def _icon_then_text(icon, text, slot: float = 0.5, buff: float = 0.25) -> VGroup:
@@ -168,14 +245,18 @@ def _legend_row(needle: Needle, text: str, color) -> VGroup:
 
 
 def _reading_legend() -> VGroup:
-    rows = VGroup(_legend_row(Needle(0.5, 1.0, READING), "encaja", palette.POSITIVE),
-                  _legend_row(Needle(0.5, -1.0, READING), "en contra", palette.NEGATIVE))
+    rows = VGroup(
+        _legend_row(Needle(0.5, 1.0, READING), "encaja", palette.POSITIVE),
+        _legend_row(Needle(0.5, -1.0, READING), "en contra", palette.NEGATIVE),
+    )
     return _stack(rows)
 
 
 def _threshold_legend() -> VGroup:
-    rows = VGroup(_legend_row(Needle(0.5, 1.0, THRESHOLD), "en pie", palette.ACTIVE),
-                  _legend_row(Needle(0.5, 0.0, THRESHOLD), "tumbada: cero", palette.MUTED))
+    rows = VGroup(
+        _legend_row(Needle(0.5, 1.0, THRESHOLD), "en pie", palette.ACTIVE),
+        _legend_row(Needle(0.5, 0.0, THRESHOLD), "tumbada: cero", palette.MUTED),
+    )
     return _stack(rows)
 
 

@@ -1,13 +1,27 @@
 """Panorama: attention mixes tokens, the FFN lets each token think alone; without it,
 stacked linear layers collapse into one matrix, and a ReLU between them breaks the collapse."""
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, CurvedArrow, FadeIn, FadeOut, GrowFromCenter,
-                   SurroundingRectangle, TransformFromCopy, VGroup, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    CurvedArrow,
+    FadeIn,
+    FadeOut,
+    GrowFromCenter,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+    Write,
+)
 
 from ffn_core.ffn import relu
-
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph
 from scenes.kit.blocks import FlowArrow, StageBox, stage_row
 from scenes.kit.layer_stack import LayerStack
@@ -28,15 +42,20 @@ class Panorama(NarratedScene):
         # Each beat ends on its finished picture (so the layout check sees it) and the next
         # beat clears it while its own first element comes in.
         with self.beat("bloque") as b:
-            row = stage_row(StageBox("Tokens", palette.MUTED, width=3.0), StageBox("Atención", palette.ATTENTION,
-                            width=3.0), StageBox("Feed-forward", palette.FFN, width=3.0), gap=1.0)
+            row = stage_row(
+                StageBox("Tokens", palette.MUTED, width=3.0),
+                StageBox("Atención", palette.ATTENTION, width=3.0),
+                StageBox("Feed-forward", palette.FFN, width=3.0),
+                gap=1.0,
+            )
             tokens_box, att_box, ffn_box = row[0]
             heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.6)
             self.play(FadeIn(heading), Create(row), run_time=b.until("tokens"))
             self.play(tokens_box.light_up(), run_time=b.until("atencion"))
             self.play(tokens_box.light_down(), att_box.light_up(), run_time=b.until("ffn"))
-            loop = CurvedArrow(ffn_box.get_bottom() + DOWN * 0.1, att_box.get_bottom() + DOWN * 0.1,
-                               color=palette.MUTED, angle=-1.2)
+            loop = CurvedArrow(
+                ffn_box.get_bottom() + DOWN * 0.1, att_box.get_bottom() + DOWN * 0.1, color=palette.MUTED, angle=-1.2
+            )
             again = ty.label("se repite, capa tras capa", color=palette.MUTED).next_to(loop, DOWN, buff=0.2)
             self.play(att_box.light_down(), ffn_box.light_up(), run_time=b.fraction(0.4))
             self.play(Create(loop), FadeIn(again), run_time=b.speech_remaining())
@@ -55,8 +74,12 @@ class Panorama(NarratedScene):
         with self.beat("pensar") as b:
             heading = ty.title("Feed-forward: cada token a solas", color=palette.FFN).to_edge(UP, buff=0.6)
             self.play(FadeOut(stage), FadeIn(heading), tokens.animate.shift(UP * 1.4), run_time=b.until("solo"))
-            boxes = VGroup(*(StageBox("FFN", palette.FFN, width=1.8, height=0.9).next_to(chip, DOWN, buff=1.0)
-                             for chip in tokens.chips))
+            boxes = VGroup(
+                *(
+                    StageBox("FFN", palette.FFN, width=1.8, height=0.9).next_to(chip, DOWN, buff=1.0)
+                    for chip in tokens.chips
+                )
+            )
             arrows = VGroup(*(FlowArrow(chip.get_bottom(), box.get_top()) for chip, box in zip(tokens.chips, boxes)))
             self.play(Create(arrows), GrowFromCenter(boxes), run_time=b.until("mismas"))
             same = ty.body("las mismas W₁ y W₂ para todos", color=palette.FFN).next_to(boxes, DOWN, buff=0.7)
@@ -109,8 +132,12 @@ class Panorama(NarratedScene):
             self.play(FadeIn(rows[0]), run_time=b.until("oculta"))
             self.play(FadeIn(rows[1][0]), TransformFromCopy(rows[0][1], rows[1][1]), run_time=b.until("apagar"))
             silenced = self._silenced_marks(rows[1][1], rows[2][1])
-            self.play(FadeIn(rows[2][0]), TransformFromCopy(rows[1][1], rows[2][1]), FadeIn(silenced),
-                      run_time=b.until("salida"))
+            self.play(
+                FadeIn(rows[2][0]),
+                TransformFromCopy(rows[1][1], rows[2][1]),
+                FadeIn(silenced),
+                run_time=b.until("salida"),
+            )
             self.play(FadeIn(rows[3][0]), TransformFromCopy(rows[2][1], rows[3][1]), run_time=b.until("atajo"))
             self.play(FadeIn(rows[4][0]), TransformFromCopy(rows[0][1], rows[4][1]), run_time=b.until("comparar"))
             verdict = self._verdict(rows[3][1], rows[4][1])
@@ -118,8 +145,15 @@ class Panorama(NarratedScene):
             stage = VGroup(heading, rows, silenced, verdict)
 
         with self.beat("cierre") as b:
-            lines = VGroup(ty.title("Sin feed-forward:"), ty.body("solo patrones lineales,"),
-                           ty.body("y muchas capas valen lo que una.")).arrange(DOWN, buff=0.35).move_to(UP * 1.2)
+            lines = (
+                VGroup(
+                    ty.title("Sin feed-forward:"),
+                    ty.body("solo patrones lineales,"),
+                    ty.body("y muchas capas valen lo que una."),
+                )
+                .arrange(DOWN, buff=0.35)
+                .move_to(UP * 1.2)
+            )
             self.play(FadeOut(stage), FadeIn(lines), run_time=b.until("xor"))
             xor = ty.title("XOR", color=palette.HIGHLIGHT).scale(1.6).next_to(lines, DOWN, buff=0.9)
             self.play(Write(xor), run_time=b.speech_remaining())
@@ -137,8 +171,9 @@ class Panorama(NarratedScene):
         d_model = self.number("params.gpt2_small.d_model")
         d_ff = self.number("params.gpt2_small.d_ff")
         title = ty.body("Capacidad", color=palette.FFN)
-        bars = WidthBars((d_model, d_ff, d_model), unit_height=2.4 / d_ff,
-                         captions=[ty.fmt_int(v) for v in (d_model, d_ff, d_model)])
+        bars = WidthBars(
+            (d_model, d_ff, d_model), unit_height=2.4 / d_ff, captions=[ty.fmt_int(v) for v in (d_model, d_ff, d_model)]
+        )
         note = ty.label("se expande y se contrae\n(GPT-2 pequeño)")
         return VGroup(title, bars, note).arrange(DOWN, buff=0.35)
 
@@ -181,8 +216,10 @@ class Panorama(NarratedScene):
         marks = VGroup()
         for j, value in enumerate(self.number("collapse.hidden_relu")):
             if value == 0:
-                marks.add(SurroundingRectangle(hidden.entry(j), color=palette.HIGHLIGHT, buff=0.08),
-                          SurroundingRectangle(activated.entry(j), color=palette.HIGHLIGHT, buff=0.08))
+                marks.add(
+                    SurroundingRectangle(hidden.entry(j), color=palette.HIGHLIGHT, buff=0.08),
+                    SurroundingRectangle(activated.entry(j), color=palette.HIGHLIGHT, buff=0.08),
+                )
         marks.add(OffIcon().next_to(activated, RIGHT, buff=0.5))
         return marks
 
@@ -204,10 +241,10 @@ class ProductLayout(VGroup):
         times, equals = ty.math(r"\cdot"), ty.math("=")
         row = VGroup(left, times, right, equals, result).arrange(RIGHT, buff=0.35)
         self.mats = (left, right, result, times, equals)
-        self.labels = VGroup(*(ty.math(t).next_to(m, UP, buff=0.3)
-                               for t, m in ((r"W_1", left), (r"W_2", right), (r"W_1 W_2", result))))
+        self.labels = VGroup(
+            *(ty.math(t).next_to(m, UP, buff=0.3) for t, m in ((r"W_1", left), (r"W_2", right), (r"W_1 W_2", result)))
+        )
         self.add(row, self.labels)
         if self.width > 12.6:  # keep clear of the frame's edges at any matrix size
             self.scale_to_fit_width(12.6)
         self.move_to(UP * 0.2)
-

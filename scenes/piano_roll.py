@@ -4,18 +4,39 @@ The roll is the fact model of ffn_core.memory: one hole per fact, in the lane of
 answer. Re-punching the lemon's hole is the real rank-one edit (ffn_core.piano_roll, the
 same edit as ffn_core.memory.solve().edit), drawn as the outer product of a column and a row.
 """
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Circle, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, GrowFromEdge,
-                   Indicate, LaggedStart, Line, ReplacementTransform, SurroundingRectangle, VGroup, Write, smooth)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Circle,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowArrow,
+    GrowFromEdge,
+    Indicate,
+    LaggedStart,
+    Line,
+    ReplacementTransform,
+    SurroundingRectangle,
+    VGroup,
+    Write,
+    smooth,
+)
 
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.piano_roll import CHECK, Checklist, OuterProduct, ProbabilityBar, Roll, Scroll, StreamToken, note_line
 from scenes.kit.steps import play_in_steps
 
-ROLL_Y = 1.4        # centre of the paper: the roll fills the upper part of the frame
-NOTE_Y = -1.9       # the note the reading bar plays, under the roll
+ROLL_Y = 1.4  # centre of the paper: the roll fills the upper part of the frame
+NOTE_Y = -1.9  # the note the reading bar plays, under the roll
 
 
 def late(t: float) -> float:
@@ -43,28 +64,45 @@ class PianoRoll(NarratedScene):
         with self.beat("suma") as b:
             formula = ty.math(r"x \;\leftarrow\; x + \mathrm{FFN}(x)").scale(1.3).to_edge(UP, buff=0.6)
             y = -1.3
-            river = FlowArrow((-6.6, y, 0), (6.6, y, 0), buff=0, stroke_width=12, color=palette.MUTED,
-                              max_tip_length_to_length_ratio=0.03)
+            river = FlowArrow(
+                (-6.6, y, 0),
+                (6.6, y, 0),
+                buff=0,
+                stroke_width=12,
+                color=palette.MUTED,
+                max_tip_length_to_length_ratio=0.03,
+            )
             river_name = ty.label("flujo residual", color=palette.MUTED).next_to(river, DOWN, buff=0.3).to_edge(LEFT)
             play_in_steps(self, b.until("flujo"), (Write(formula), 0.5), ((GrowArrow(river), FadeIn(river_name)), None))
             x_token = StreamToken(ty.math("x").scale(1.3), palette.INK).move_to((-5.4, y, 0))
             self.play(FadeIn(x_token, shift=RIGHT * 0.5), run_time=b.until("lee"))
             ffn = StageBox("FFN", palette.FFN, width=3.6, height=1.6).move_to((-0.6, 1.2, 0))
             read = FlowArrow((-2.9, y + 0.45, 0), ffn.get_left() + DOWN * 0.4, color=palette.FFN)
-            plus = VGroup(Circle(radius=0.36, color=palette.FFN, stroke_width=5, fill_color=palette.BACKGROUND,
-                                 fill_opacity=1), ty.math("+", color=palette.FFN).scale(1.3)).move_to((1.6, y, 0))
+            plus = VGroup(
+                Circle(radius=0.36, color=palette.FFN, stroke_width=5, fill_color=palette.BACKGROUND, fill_opacity=1),
+                ty.math("+", color=palette.FFN).scale(1.3),
+            ).move_to((1.6, y, 0))
             write = FlowArrow(ffn.get_right() + DOWN * 0.4, plus.get_top(), color=palette.FFN)
-            play_in_steps(self, b.until("suma"), (x_token.animate.move_to((-3.4, y, 0)), 0.3),
-                          ((GrowArrow(read), FadeIn(ffn)), 0.4), ((ffn.light_up(), FadeIn(plus)), None))
+            play_in_steps(
+                self,
+                b.until("suma"),
+                (x_token.animate.move_to((-3.4, y, 0)), 0.3),
+                ((GrowArrow(read), FadeIn(ffn)), 0.4),
+                ((ffn.light_up(), FadeIn(plus)), None),
+            )
             out = StreamToken(ty.math(r"\mathrm{FFN}(x)", color=palette.FFN).scale(1.2), palette.FFN)
             out.move_to((3.4, 0.4, 0))
             total = VGroup(ty.math("x"), ty.math(r"+\;\mathrm{FFN}(x)", color=palette.FFN)).arrange(RIGHT, buff=0.15)
             total = StreamToken(total.scale(1.2), palette.INK).move_to((4.1, y, 0))
             kept = ty.label("lo que había sigue ahí", color=palette.INK).next_to(total, DOWN, buff=0.45)
-            play_in_steps(self, b.speech_remaining(), ((GrowArrow(write), FadeIn(out, shift=DOWN * 0.2)), 0.3),
-                          ((x_token.animate.move_to(plus), out.animate.move_to(plus).scale(0.6)), 0.3),
-                          (ReplacementTransform(VGroup(x_token, out), total), 0.25),
-                          (FadeIn(kept, shift=UP * 0.2), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                ((GrowArrow(write), FadeIn(out, shift=DOWN * 0.2)), 0.3),
+                ((x_token.animate.move_to(plus), out.animate.move_to(plus).scale(0.6)), 0.3),
+                (ReplacementTransform(VGroup(x_token, out), total), 0.25),
+                (FadeIn(kept, shift=UP * 0.2), None),
+            )
             self.play(Indicate(total.content[0], color=palette.INK), run_time=b.remaining())
         self.stage_clear = [formula, river, river_name, ffn, read, write, plus, total, kept]
 
@@ -83,8 +121,12 @@ class PianoRoll(NarratedScene):
             self.note = note_line(self.subjects[0], self.before[0]).move_to((roll.bar_x(), NOTE_Y, 0))
             self.glow = roll.bar.port_glow(roll.hole(0).lane)
             value_name = ty.label("nota = value", color=palette.FFN).next_to(self.note, DOWN, buff=0.3)
-            play_in_steps(self, b.until("cancion"), ((FadeOut(key), FadeOut(key_name), Scroll(roll, 0)), 0.5),
-                          ((FadeIn(self.glow), FadeIn(self.note), FadeIn(value_name)), None))
+            play_in_steps(
+                self,
+                b.until("cancion"),
+                ((FadeOut(key), FadeOut(key_name), Scroll(roll, 0)), 0.5),
+                ((FadeIn(self.glow), FadeIn(self.note), FadeIn(value_name)), None),
+            )
             self.play(FadeOut(value_name), run_time=0.1 * b.speech_remaining())
             self.play_song(range(1, len(self.subjects)), self.before, b.speech_remaining())
 
@@ -110,38 +152,63 @@ class PianoRoll(NarratedScene):
         roll = self.roll
         with self.beat("antes") as b:
             glow = roll.bar.port_glow(roll.hole(self.edited).lane)
-            self.play(Scroll(roll, self.edited, rate_func=smooth), FadeOut(self.note),
-                      FadeTransform(self.glow, glow), run_time=b.until("pregunta"))
+            self.play(
+                Scroll(roll, self.edited, rate_func=smooth),
+                FadeOut(self.note),
+                FadeTransform(self.glow, glow),
+                run_time=b.until("pregunta"),
+            )
             self.glow = glow
             prompt = ty.body(f"el {self.subjects[self.edited]} es …").move_to((-4.9, -2.45, 0))
             self.play(FadeIn(prompt), run_time=0.4 * b.until("respuesta"))
             self.wait(b.until("respuesta"))
-            bars = self._bars(self.number("memory.edit.old_answer_probability_before"),
-                              self.number("piano_roll.new_probability_before"))
-            self.play(LaggedStart(*(FadeIn(bar, shift=RIGHT * 0.3) for bar in bars), lag_ratio=0.4),
-                      run_time=0.6 * b.speech_remaining())
+            bars = self._bars(
+                self.number("memory.edit.old_answer_probability_before"),
+                self.number("piano_roll.new_probability_before"),
+            )
+            self.play(
+                LaggedStart(*(FadeIn(bar, shift=RIGHT * 0.3) for bar in bars), lag_ratio=0.4),
+                run_time=0.6 * b.speech_remaining(),
+            )
 
         with self.beat("perforar") as b:
             old_lane, new_lane = self.lanes.index(self.old), self.lanes.index(self.new)
             old_tag = roll.lane_tag(old_lane, palette.FFN)
             old_fact = note_line(self.subjects[self.edited], self.old).move_to((-3.3, NOTE_Y - 0.3, 0))
             # The paper is pulled back a little, so the hole to re-punch sits clear of the bar.
-            play_in_steps(self, b.until("tapar"),
-                          ((FadeOut(bars), FadeOut(prompt), FadeOut(self.glow),
-                            Scroll(roll, self.edited - 0.7, rate_func=smooth)), 0.5),
-                          ((FadeIn(old_tag), FadeIn(old_fact)), None))
+            play_in_steps(
+                self,
+                b.until("tapar"),
+                (
+                    (
+                        FadeOut(bars),
+                        FadeOut(prompt),
+                        FadeOut(self.glow),
+                        Scroll(roll, self.edited - 0.7, rate_func=smooth),
+                    ),
+                    0.5,
+                ),
+                ((FadeIn(old_tag), FadeIn(old_fact)), None),
+            )
             patch, hole = roll.repunch(self.edited, new_lane)
             hole.set_opacity(0)
             strike = Line(old_fact.get_left(), old_fact.get_right(), color=palette.HIGHLIGHT, stroke_width=4)
-            self.play(FadeIn(patch, scale=1.4), Create(strike), old_fact.animate.set_opacity(0.5),
-                      run_time=b.until("perforar"))
+            self.play(
+                FadeIn(patch, scale=1.4),
+                Create(strike),
+                old_fact.animate.set_opacity(0.5),
+                run_time=b.until("perforar"),
+            )
             new_tag = roll.lane_tag(new_lane, palette.HIGHLIGHT)
             new_fact = note_line(self.subjects[self.edited], self.new, palette.HIGHLIGHT)
             new_fact.move_to((3.3, NOTE_Y - 0.3, 0))
             punch = SurroundingRectangle(hole, color=palette.HIGHLIGHT, buff=0.1, stroke_width=4)
-            play_in_steps(self, b.speech_remaining(),
-                          ((hole.animate.set_opacity(1), Create(punch), FadeIn(new_tag), FadeIn(new_fact)), 0.4),
-                          (FadeOut(punch), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                ((hole.animate.set_opacity(1), Create(punch), FadeIn(new_tag), FadeIn(new_fact)), 0.4),
+                (FadeOut(punch), None),
+            )
             self.tags = VGroup(old_tag, new_tag)
 
         with self.beat("rango_uno") as b:
@@ -152,10 +219,14 @@ class PianoRoll(NarratedScene):
             self.glow = roll.bar.port_glow(new_lane, palette.HIGHLIGHT)
             prompt = ty.body(f"el {self.subjects[self.edited]} es …").move_to((-4.9, -2.45, 0))
             self.play(FadeIn(roll), FadeIn(self.tags), FadeIn(prompt), run_time=0.4 * b.until("nueva"))
-            self.play(Scroll(roll, self.edited, rate_func=smooth), FadeIn(self.glow, rate_func=late),
-                      run_time=b.until("nueva"))
-            bars = self._bars(self.number("piano_roll.old_probability_after"),
-                              self.number("memory.edit.new_answer_probability_after"))
+            self.play(
+                Scroll(roll, self.edited, rate_func=smooth),
+                FadeIn(self.glow, rate_func=late),
+                run_time=b.until("nueva"),
+            )
+            bars = self._bars(
+                self.number("piano_roll.old_probability_after"), self.number("memory.edit.new_answer_probability_after")
+            )
             self.play(FadeIn(bars[1], shift=RIGHT * 0.3), run_time=b.until("vieja"))
             self.play(FadeIn(bars[0], shift=RIGHT * 0.3), run_time=0.5 * b.speech_remaining())
             self.after_edit = VGroup(prompt, bars, self.tags)
@@ -163,11 +234,14 @@ class PianoRoll(NarratedScene):
     def outer_product(self, b) -> None:
         rows, cols = self.number("memory.d_model"), self.number("memory.d_ff")
         self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.3 * b.until("columna"))
-        heading = VGroup(ty.math(r"\Delta W = u\,v^{\top}").scale(1.2),
-                         ty.label(f"matriz de salida: {rows} × {cols}", color=palette.MUTED)).arrange(RIGHT, buff=0.6)
+        heading = VGroup(
+            ty.math(r"\Delta W = u\,v^{\top}").scale(1.2),
+            ty.label(f"matriz de salida: {rows} × {cols}", color=palette.MUTED),
+        ).arrange(RIGHT, buff=0.6)
         heading.to_edge(UP, buff=0.4)
-        product = OuterProduct(self.number("piano_roll.update_column"), self.number("piano_roll.update_row"),
-                               width=10.0, height=4.0).move_to((0.55, -0.55, 0))
+        product = OuterProduct(
+            self.number("piano_roll.update_column"), self.number("piano_roll.update_row"), width=10.0, height=4.0
+        ).move_to((0.55, -0.55, 0))
         self.play(FadeIn(heading), run_time=b.until("columna"))
         u_name = ty.label("u: cuánto cambia la nota", color=palette.INK)
         u_name.next_to(product.column, DOWN, buff=0.35).to_edge(LEFT, buff=0.4)
@@ -175,14 +249,21 @@ class PianoRoll(NarratedScene):
         v_name = ty.label(f"vᵀ: la dirección de la llave «{self.subjects[self.edited]}»", color=palette.INK)
         v_name.next_to(product.row, UP, buff=0.25)
         self.play(GrowFromEdge(product.row, LEFT), FadeIn(v_name), run_time=b.until("producto"))
-        self.play(Create(product.frame), LaggedStart(*(FadeIn(r, shift=RIGHT * 0.4) for r in product.product),
-                                                     lag_ratio=0.15), run_time=b.until("rango"))
+        self.play(
+            Create(product.frame),
+            LaggedStart(*(FadeIn(r, shift=RIGHT * 0.4) for r in product.product), lag_ratio=0.15),
+            run_time=b.until("rango"),
+        )
         rank = self.number("memory.edit.update_rank")
         size = self.number("memory.edit.relative_update_norm")
         facts = ty.label(f"rango {rank}   ·   ‖ΔW‖ / ‖W‖ = {ty.fmt_percent(size)}", color=palette.HIGHLIGHT)
         facts.next_to(product.frame, DOWN, buff=0.35).align_to(product.frame, RIGHT)
-        same = VGroup(*(SurroundingRectangle(product.product_row(i), color=palette.HIGHLIGHT, buff=0.02, stroke_width=2)
-                        for i in (0, rows // 2, rows - 1)))
+        same = VGroup(
+            *(
+                SurroundingRectangle(product.product_row(i), color=palette.HIGHLIGHT, buff=0.02, stroke_width=2)
+                for i in (0, rows // 2, rows - 1)
+            )
+        )
         play_in_steps(self, b.speech_remaining(), (FadeIn(facts), 0.3), (Create(same), 0.4), (FadeOut(same), None))
 
     # -- the rest of the song --------------------------------------------------------------
@@ -196,8 +277,11 @@ class PianoRoll(NarratedScene):
             grid = Checklist([(self.subjects[j], self.after[j], flag) for j, flag in zip(others, flags)], top=-1.1)
             marks = {j: (FadeIn(item, rate_func=late),) for j, item in zip(others, grid.items)}
             self.play_song(others, self.after, b.until("cuenta"), notes=False, marks=marks)
-            count = ty.label(f"{CHECK} {self.number('piano_roll.others_unchanged')} de "
-                             f"{self.number('memory.edit.others_count')} iguales", color=palette.ACTIVE)
+            count = ty.label(
+                f"{CHECK} {self.number('piano_roll.others_unchanged')} de "
+                f"{self.number('memory.edit.others_count')} iguales",
+                color=palette.ACTIVE,
+            )
             count.move_to((0, grid.free_cell()[1], 0))
             self.play(FadeOut(self.glow), FadeIn(count, scale=1.2), run_time=b.speech_remaining())
             self.grid, self.count = grid, count
@@ -211,12 +295,18 @@ class PianoRoll(NarratedScene):
             self.play(Create(hole), FadeIn(line1), run_time=b.until("resto"))
             line2 = ty.body("un agujero nuevo; el resto suena igual", color=palette.ACTIVE).move_to((0, -3.5, 0))
             # The song plays on past the re-punched hole: every other hole where it was.
-            play_in_steps(self, b.speech_remaining(), ((FadeIn(line2), FadeOut(hole)), 0.25),
-                          (Scroll(self.roll, len(self.subjects) - 1), None))
+            play_in_steps(
+                self,
+                b.speech_remaining(),
+                ((FadeIn(line2), FadeOut(hole)), 0.25),
+                (Scroll(self.roll, len(self.subjects) - 1), None),
+            )
 
     # -- pieces ----------------------------------------------------------------------------
     def _bars(self, old_probability: float, new_probability: float) -> VGroup:
-        bars = VGroup(ProbabilityBar(self.old, old_probability, palette.FFN),
-                      ProbabilityBar(self.new, new_probability, palette.HIGHLIGHT))
+        bars = VGroup(
+            ProbabilityBar(self.old, old_probability, palette.FFN),
+            ProbabilityBar(self.new, new_probability, palette.HIGHLIGHT),
+        )
         bars.arrange(DOWN, buff=0.4, aligned_edge=LEFT).move_to((1.6, -2.45, 0))
         return bars

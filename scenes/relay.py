@@ -6,6 +6,7 @@ answer's probability read after every sublayer (final norm + head on the stream)
 lays its stripe in the lane over the ones before; none is erased. Then the same relay in
 LLaMA-2 7B: its blocks, handoffs and norms, counted on its modules.
 """
+
 from __future__ import annotations
 
 from manim import (
@@ -62,20 +63,36 @@ class Relay(NarratedScene):
             self.play(Write(moves[0]), run_time=b.until("reunir"))
             self.play(FadeIn(moves[1], shift=RIGHT * 0.3), run_time=b.until("recordar"))
             self.play(Write(moves[2]), FadeIn(moves[3], shift=RIGHT * 0.3), run_time=b.fraction(0.55))
-            sums = VGroup(*(SurroundingRectangle(m.get_part_by_tex("x +"), color=palette.HIGHLIGHT, buff=0.08)
-                            for m in (moves[0], moves[2])))
+            sums = VGroup(
+                *(
+                    SurroundingRectangle(m.get_part_by_tex("x +"), color=palette.HIGHLIGHT, buff=0.08)
+                    for m in (moves[0], moves[2])
+                )
+            )
             self.play(Create(sums), run_time=b.speech_remaining())
 
         with self.beat("carrera") as b:
             self.track = Track(TRACK_START, TRACK_END, FLOOR_Y, STATIONS)
             track_note = ty.body("la pista: el flujo residual").move_to(UP * 2.9)
-            play_in_steps(self, b.until("pista"), (FadeOut(VGroup(moves, sums)), 0.35),
-                          ((Create(self.track), FadeIn(track_note)), None))
-            self.runners = [Runner(color, RUNNER_HEIGHT).place(x, READY_PHASE, ground=FLOOR_Y)
-                            for color, x in zip(LEG_COLORS, STATIONS)]
-            roles = VGroup(*(VGroup(ty.label(role, color=color), ty.small(layer, color=color)).arrange(DOWN, buff=0.1)
-                             for role, layer, color in (("contexto", "atención", palette.ATTENTION),
-                                                        ("memoria", "FFN", palette.FFN))))
+            play_in_steps(
+                self,
+                b.until("pista"),
+                (FadeOut(VGroup(moves, sums)), 0.35),
+                ((Create(self.track), FadeIn(track_note)), None),
+            )
+            self.runners = [
+                Runner(color, RUNNER_HEIGHT).place(x, READY_PHASE, ground=FLOOR_Y)
+                for color, x in zip(LEG_COLORS, STATIONS)
+            ]
+            roles = VGroup(
+                *(
+                    VGroup(ty.label(role, color=color), ty.small(layer, color=color)).arrange(DOWN, buff=0.1)
+                    for role, layer, color in (
+                        ("contexto", "atención", palette.ATTENTION),
+                        ("memoria", "FFN", palette.FFN),
+                    )
+                )
+            )
             for role, runner in zip(roles, self.runners):
                 role.next_to(runner, UP, buff=0.3)
             self.play(FadeIn(VGroup(*self.runners[:2])), FadeIn(roles), run_time=b.until("corredores"))
@@ -88,14 +105,19 @@ class Relay(NarratedScene):
             self.tokens = TokenRow(self.words, gap=0.35).move_to(RIGHT * 0.6 + UP * 2.15)
             self.tokens.chips[-1].box.set_stroke(palette.HIGHLIGHT)
             block_marks = self._block_marks()
-            play_in_steps(self, b.until("lente"), (FadeOut(VGroup(track_note, roles)), 0.3),
-                          ((FadeIn(self.tokens), FadeIn(VGroup(*self.runners[2:])), FadeIn(block_marks)), None))
+            play_in_steps(
+                self,
+                b.until("lente"),
+                (FadeOut(VGroup(track_note, roles)), 0.3),
+                ((FadeIn(self.tokens), FadeIn(VGroup(*self.runners[2:])), FadeIn(block_marks)), None),
+            )
             embedding = self.track.stripe(palette.MUTED, TRACK_START)
             self.track.reach(STATIONS[0])
             self.bars = [self._bar(k) for k in range(len(STATIONS))]
             legends = self._legends()
-            self.play(GrowFromEdge(embedding, LEFT), FadeIn(self.bars[0].frame), FadeIn(legends),
-                      run_time=b.until("apuesta"))
+            self.play(
+                GrowFromEdge(embedding, LEFT), FadeIn(self.bars[0].frame), FadeIn(legends), run_time=b.until("apuesta")
+            )
             self._reveal_bar(0, b.speech_remaining())
 
         with self.beat("atencion") as b:
@@ -117,34 +139,62 @@ class Relay(NarratedScene):
             self._handoff(3, b.fraction(0.25), FadeOut(rows))
             self._run_leg(3, b.fraction(0.6))
             self._reveal_bar(4, b.fraction(0.5))
-            output = VGroup(ty.label("salida del modelo"),
-                            ty.label(self._percent(self.number("relay.model_probability")), color=palette.FFN))
+            output = VGroup(
+                ty.label("salida del modelo"),
+                ty.label(self._percent(self.number("relay.model_probability")), color=palette.FFN),
+            )
             output.arrange(DOWN, buff=0.12).move_to(RIGHT * 5.4 + UP * 2.75)
-            self.play(FadeIn(output), Indicate(self.bars[-1].value, color=palette.HIGHLIGHT),
-                      run_time=b.speech_remaining())
+            self.play(
+                FadeIn(output), Indicate(self.bars[-1].value, color=palette.HIGHLIGHT), run_time=b.speech_remaining()
+            )
 
         with self.beat("quien") as b:
             gains = self._gain_labels()
             self.play(FadeIn(gains[0], shift=UP * 0.2), run_time=b.until("salto"))
             jump = SurroundingRectangle(gains[0], color=palette.HIGHLIGHT, buff=0.12)
             self.play(Create(jump), Indicate(self.bars[1].bar, color=palette.ATTENTION), run_time=b.until("suma"))
-            self.play(FadeOut(jump), LaggedStart(*(FadeIn(g, shift=UP * 0.2) for g in gains[1:]), lag_ratio=0.3),
-                      run_time=b.until("capas"))
+            self.play(
+                FadeOut(jump),
+                LaggedStart(*(FadeIn(g, shift=UP * 0.2) for g in gains[1:]), lag_ratio=0.3),
+                run_time=b.until("capas"),
+            )
             layers = SurroundingRectangle(self.track.stripes, color=palette.HIGHLIGHT, buff=0.06)
-            self.play(Create(layers), LaggedStart(*(Indicate(s, scale_factor=1.0) for s in self.track.stripes),
-                                                  lag_ratio=0.3), run_time=b.speech_remaining())
+            self.play(
+                Create(layers),
+                LaggedStart(*(Indicate(s, scale_factor=1.0) for s in self.track.stripes), lag_ratio=0.3),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("grande") as b:
             stack, heading, counts = self._large_relay()
-            race = VGroup(self.track, *self.runners, self.baton, self.tokens, block_marks, legends, gains, layers,
-                          output, *self.bars)
+            race = VGroup(
+                self.track,
+                *self.runners,
+                self.baton,
+                self.tokens,
+                block_marks,
+                legends,
+                gains,
+                layers,
+                output,
+                *self.bars,
+            )
             play_in_steps(self, b.fraction(0.2), (FadeOut(race), 0.4), (FadeIn(heading), None))
-            self.play(LaggedStart(*(FadeIn(r) for r in stack.runners), lag_ratio=0.05),
-                      FadeIn(stack.lanes), FadeIn(stack.turns), run_time=b.until("relevos"))
+            self.play(
+                LaggedStart(*(FadeIn(r) for r in stack.runners), lag_ratio=0.05),
+                FadeIn(stack.lanes),
+                FadeIn(stack.turns),
+                run_time=b.until("relevos"),
+            )
             self.play(FadeIn(counts[0]), run_time=b.until("normas"))
-            self.play(LaggedStart(*(Indicate(g, color=palette.HIGHLIGHT, scale_factor=1.3) for g in stack.gates),
-                                  lag_ratio=0.05), FadeIn(stack.gates), FadeIn(counts[1]),
-                      run_time=b.speech_remaining())
+            self.play(
+                LaggedStart(
+                    *(Indicate(g, color=palette.HIGHLIGHT, scale_factor=1.3) for g in stack.gates), lag_ratio=0.05
+                ),
+                FadeIn(stack.gates),
+                FadeIn(counts[1]),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("cierre") as b:
             baton = Baton(0.6).move_to(stack.path.get_start())
@@ -153,8 +203,11 @@ class Relay(NarratedScene):
             VGroup(looks, recalls).arrange(RIGHT, buff=1.2).move_to(counts)
             self.play(FadeIn(baton), FadeOut(counts), FadeIn(looks), run_time=b.until("mirar"))
             self.play(FadeIn(recalls), run_time=b.until("recordar_final"))
-            wave = LaggedStart(*(Indicate(r, color=r.color_role, scale_factor=1.4) for r in stack.runners),
-                               lag_ratio=0.08, rate_func=linear)
+            wave = LaggedStart(
+                *(Indicate(r, color=r.color_role, scale_factor=1.4) for r in stack.runners),
+                lag_ratio=0.08,
+                rate_func=linear,
+            )
             self.play(MoveAlongPath(baton, stack.path, rate_func=linear), wave, run_time=b.speech_remaining())
 
     # -- pieces -----------------------------------------------------------------------
@@ -182,7 +235,8 @@ class Relay(NarratedScene):
         for k, number in enumerate(self.blocks):
             left, right = STATIONS[2 * k] + 0.25, STATIONS[2 * k + 2] - 0.25
             line = VMobject(color=palette.MUTED, stroke_width=2).set_points_as_corners(
-                [[left, y - 0.12, 0], [left, y, 0], [right, y, 0], [right, y - 0.12, 0]])
+                [[left, y - 0.12, 0], [left, y, 0], [right, y, 0], [right, y - 0.12, 0]]
+            )
             name = ty.label(f"bloque {number}", color=palette.MUTED).next_to(line, UP, buff=0.08)
             marks.add(VGroup(line, name))
         return marks
@@ -195,8 +249,14 @@ class Relay(NarratedScene):
         color = palette.MUTED if k == 0 else LEG_COLORS[k - 1]
         word = self.top_words[k]
         word_color = palette.HIGHLIGHT if word == self.answer else palette.INK
-        bar = ProbabilityBar(self.probabilities[k], self._percent(self.probabilities[k]), word, color,
-                             full_height=BARS_HEIGHT, word_color=word_color)
+        bar = ProbabilityBar(
+            self.probabilities[k],
+            self._percent(self.probabilities[k]),
+            word,
+            color,
+            full_height=BARS_HEIGHT,
+            word_color=word_color,
+        )
         bar.move_to([STATIONS[k], 0, 0])
         bar.shift(UP * (BARS_BASE_Y - bar.frame.get_bottom()[1]))
         return bar
@@ -224,8 +284,11 @@ class Relay(NarratedScene):
             texts = [self._percent(w) for w in weights]
             y = self.tokens.get_top()[1] + 0.45 + (len(self.heads) - 1 - h) * 0.6
             rows.add(HeadRow(weights, texts, xs, y, f"cabeza {number}", cell_width=1.8))
-        rows.add(ty.label(f"«{self.words[-1]}» mira", color=palette.ATTENTION)
-                 .next_to(self.tokens, LEFT, buff=0.3).align_to(rows[0].name, RIGHT))
+        rows.add(
+            ty.label(f"«{self.words[-1]}» mira", color=palette.ATTENTION)
+            .next_to(self.tokens, LEFT, buff=0.3)
+            .align_to(rows[0].name, RIGHT)
+        )
         return rows
 
     def _run_leg(self, k: int, window) -> None:
@@ -236,15 +299,17 @@ class Relay(NarratedScene):
         distance = STATIONS[k + 1] - STATIONS[k]
         stream = self.track.stripes
         # The stripes are animated with the runner: a mobject no animation touches is drawn once per play.
-        self.play(runner.run_to(STATIONS[k + 1] - HANDOFF_GAP, STRIDES_PER_UNIT * distance),
-                  UpdateFromAlphaFunc(stream, lambda _, __: self.track.reach(runner.x)), run_time=window)
+        self.play(
+            runner.run_to(STATIONS[k + 1] - HANDOFF_GAP, STRIDES_PER_UNIT * distance),
+            UpdateFromAlphaFunc(stream, lambda _, __: self.track.reach(runner.x)),
+            run_time=window,
+        )
 
     def _handoff(self, k: int, window, *extra) -> None:
         """The baton passes from runner k-1 to runner k."""
         giver, taker = self.runners[k - 1], self.runners[k]
         giver.carry(None)
-        self.play(self.baton.animate.move_to(taker.hand()), giver.animate.set_opacity(0.45), *extra,
-                  run_time=window)
+        self.play(self.baton.animate.move_to(taker.hand()), giver.animate.set_opacity(0.45), *extra, run_time=window)
         taker.carry(self.baton)
 
     def _gain_labels(self) -> VGroup:

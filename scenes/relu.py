@@ -1,13 +1,26 @@
 """ReLU as detectors: real MiniLM neurons switched on (positive) or silenced (negative)."""
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, ReplacementTransform, Transform,
-                   VGroup, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    LaggedStart,
+    ReplacementTransform,
+    Transform,
+    VGroup,
+    Write,
+)
 
 from ffn_core.ffn import gelu, relu
 from ffn_core.pretrained import solve as minilm_ffn
-
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
 from scenes.kit.neurons import NeuronGrid, NeuronRow, OffIcon, OnIcon
 from scenes.kit.steps import play_in_steps
@@ -48,11 +61,14 @@ class Relu(NarratedScene):
         row.shift(UP * 0.6 - row.baseline_point())
         with self.beat("neuronas") as b:
             caption = self._sample_caption().next_to(formula, DOWN, buff=0.35)
-            self.play(FadeOut(VGroup(graph, flat, ramp, flat_label, ramp_label)), FadeIn(caption),
-                      run_time=b.until("fila"))
+            self.play(
+                FadeOut(VGroup(graph, flat, ramp, flat_label, ramp_label)), FadeIn(caption), run_time=b.until("fila")
+            )
             # One neuron after another, each bar growing to its real value.
-            self.play(LaggedStart(*(FadeIn(n, shift=UP * 0.15) for n in row.neurons), lag_ratio=0.5),
-                      run_time=b.until("signos"))
+            self.play(
+                LaggedStart(*(FadeIn(n, shift=UP * 0.15) for n in row.neurons), lag_ratio=0.5),
+                run_time=b.until("signos"),
+            )
 
         with self.beat("encender") as b:
             self.wait(b.until("aplastar"))
@@ -70,24 +86,37 @@ class Relu(NarratedScene):
             graph = ActivationGraph(x_range=(-2.0, 1.0), y_range=(-0.4, 1.0), width=10.0, height=5.0)
             graph.next_to(heading, DOWN, buff=0.6)
             ideal = graph.curve(relu1, palette.MUTED, stroke_width=3)
-            self.play(FadeOut(VGroup(row, icons, count, caption, formula)), FadeIn(heading), Create(graph),
-                      Create(ideal), run_time=b.until("curva"))
+            self.play(
+                FadeOut(VGroup(row, icons, count, caption, formula)),
+                FadeIn(heading),
+                Create(graph),
+                Create(ideal),
+                run_time=b.until("curva"),
+            )
             smooth = graph.curve(gelu1, palette.FFN)
             legend = _legend(graph)
             self.play(Create(smooth), FadeIn(legend), run_time=b.until("puntos"))
             on_axis, on_gelu = on_axis_then_at(graph, raw, self.number("pretrained.minilm.sample_activations"))
             # The ten neurons at their raw values, then where GELU sends them.
-            play_in_steps(self, b.until("idealizacion"), (FadeIn(on_axis), 0.3),
-                          (ReplacementTransform(on_axis, on_gelu), None))
+            play_in_steps(
+                self, b.until("idealizacion"), (FadeIn(on_axis), 0.3), (ReplacementTransform(on_axis, on_gelu), None)
+            )
             _, on_relu = on_axis_then_at(graph, raw, [relu1(v) for v in raw])
-            self.play(Transform(on_gelu, on_relu), ideal.animate.set_stroke(palette.ACTIVE, width=5),
-                      run_time=b.speech_remaining())
+            self.play(
+                Transform(on_gelu, on_relu),
+                ideal.animate.set_stroke(palette.ACTIVE, width=5),
+                run_time=b.speech_remaining(),
+            )
 
         grid = NeuronGrid(minilm_ffn().activation).move_to(DOWN * 0.2)
         with self.beat("escasez") as b:
             heading2 = ty.title(f"La capa entera: {ty.fmt_int(width)} neuronas").to_edge(UP, buff=0.5)
-            self.play(FadeOut(VGroup(heading, graph, ideal, smooth, legend, on_gelu)), FadeIn(heading2),
-                      FadeIn(grid), run_time=b.until("rejilla"))
+            self.play(
+                FadeOut(VGroup(heading, graph, ideal, smooth, legend, on_gelu)),
+                FadeIn(heading2),
+                FadeIn(grid),
+                run_time=b.until("rejilla"),
+            )
             self.wait(b.until("encendidas"))
             share = self.number("pretrained.minilm.active_share")
             count = _count_line(self.number("pretrained.minilm.n_active"), width, "encendidas")

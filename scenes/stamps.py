@@ -5,13 +5,31 @@ FFN pushes the answer hardest, the last word. The loudest stamps are pressed one
 the rest at once, the bias last; the page equals the module's own matrix products; the
 loudest value read through the output head names the answer.
 """
+
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Brace, Create, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
-                   Rectangle, SurroundingRectangle, Transform, VGroup, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Brace,
+    Create,
+    FadeIn,
+    FadeOut,
+    GrowArrow,
+    GrowFromEdge,
+    LaggedStart,
+    Rectangle,
+    SurroundingRectangle,
+    Transform,
+    VGroup,
+    Write,
+)
 
 from ffn_core.stamps import read_stamps
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.neurons import NeuronGrid
 from scenes.kit.stamps import Page, Stamp
@@ -33,8 +51,11 @@ class Stamps(NarratedScene):
         reading = read_stamps()  # words (prompt, answer, pushed words); figures come from the registry
         d = self.number("stamps.d_model")
         page_scale = max(abs(v) for v in self.number("stamps.output"))
-        formula = ty.math(r"\mathrm{FFN}(x) = \sum_i f(k_i \cdot x)\, v_i",
-                          substrings_to_isolate=[r"\sum_i", "k_i", "v_i"]).scale(1.5).move_to(UP * 0.4)
+        formula = (
+            ty.math(r"\mathrm{FFN}(x) = \sum_i f(k_i \cdot x)\, v_i", substrings_to_isolate=[r"\sum_i", "k_i", "v_i"])
+            .scale(1.5)
+            .move_to(UP * 0.4)
+        )
 
         with self.beat("formula") as b:
             self.play(Write(formula), run_time=b.until("suma"))
@@ -49,8 +70,13 @@ class Stamps(NarratedScene):
             stamp = Stamp(self.number("stamps.loudest_value"), cell=CELL, gap=GAP).scale(0.8)
             stamp.move_to(LEFT * 3.6 + DOWN * 0.6)
             page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(RIGHT * 3.4 + DOWN * 1.2)
-            self.play(FadeOut(VGroup(sigma, key_note, value_note)), formula.animate.scale(0.6).to_edge(UP, buff=0.4),
-                      FadeIn(stamp), FadeIn(page), run_time=b.until("mango"))
+            self.play(
+                FadeOut(VGroup(sigma, key_note, value_note)),
+                formula.animate.scale(0.6).to_edge(UP, buff=0.4),
+                FadeIn(stamp),
+                FadeIn(page),
+                run_time=b.until("mango"),
+            )
             handle_note = ty.label("llave: decide la fuerza").next_to(stamp.handle, UP, buff=0.3)
             self.play(FadeIn(handle_note), stamp.handle.animate.set_fill(palette.INK), run_time=b.until("cara"))
             face_note = ty.label("cara entintada: el valor").next_to(stamp.rubber, DOWN, buff=0.35)
@@ -59,25 +85,33 @@ class Stamps(NarratedScene):
             self._press(b.speech_remaining(), stamp, page, mark, home=stamp.copy())
 
         with self.beat("limon") as b:
-            about = ty.label(f"un transformer pequeño · {self.number('stamps.n_facts')} hechos en español",
-                             color=palette.MUTED).to_edge(UP, buff=0.45)
+            about = ty.label(
+                f"un transformer pequeño · {self.number('stamps.n_facts')} hechos en español", color=palette.MUTED
+            ).to_edge(UP, buff=0.45)
             self._swap(b.until("frase"), VGroup(formula, stamp, page, handle_note, face_note), FadeIn(about))
             tokens = TokenRow(reading.prompt.split(), gap=0.35)
             answer = TokenChip(reading.answer, color=palette.HIGHLIGHT)
             arrow = FlowArrow(LEFT, RIGHT)
             sentence = VGroup(tokens, arrow, answer).arrange(RIGHT, buff=0.35).next_to(about, DOWN, buff=0.45)
-            self.play(LaggedStart(FadeIn(tokens), GrowArrow(arrow), FadeIn(answer), lag_ratio=0.5),
-                      run_time=b.until("bloque"))
+            self.play(
+                LaggedStart(FadeIn(tokens), GrowArrow(arrow), FadeIn(answer), lag_ratio=0.5), run_time=b.until("bloque")
+            )
             blocks = self._blocks().next_to(sentence, DOWN, buff=0.75)
             chosen = blocks[self.number("stamps.block_number") - 1]
             others = VGroup(*(box for box in blocks if box is not chosen))
             reads = FlowArrow(tokens.chips[-1].get_bottom(), chosen.get_top(), color=palette.FFN)
-            play_in_steps(self, b.until("activas"), (FadeIn(blocks), 0.35),
-                          ((chosen.light_up(), others.animate.set_opacity(0.3), GrowArrow(reads)), None))
+            play_in_steps(
+                self,
+                b.until("activas"),
+                (FadeIn(blocks), 0.35),
+                ((chosen.light_up(), others.animate.set_opacity(0.3), GrowArrow(reads)), None),
+            )
             grid = NeuronGrid(self.number("stamps.activations"), columns=16, cell=0.3, gap=0.08)
             grid.next_to(blocks, DOWN, buff=0.45)
-            count = ty.label(f"{self.number('stamps.n_active')} de {self.number('stamps.d_ff')} unidades encendidas",
-                             color=palette.ACTIVE).next_to(grid, RIGHT, buff=0.5)
+            count = ty.label(
+                f"{self.number('stamps.n_active')} de {self.number('stamps.d_ff')} unidades encendidas",
+                color=palette.ACTIVE,
+            ).next_to(grid, RIGHT, buff=0.5)
             VGroup(grid, count).set_x(0)
             play_in_steps(self, b.speech_remaining(), (FadeIn(grid), 0.3), ((grid.light_up(), FadeIn(count)), None))
 
@@ -89,9 +123,15 @@ class Stamps(NarratedScene):
             stamps, slots, names = self._stamp_row()
             sums = self.number("stamps.partial_sums")
             lines = VGroup()
-            self._swap(b.until("sello_1"), VGroup(about, sentence, blocks, reads, grid, count), FadeIn(page),
-                       FadeIn(page_title), FadeIn(where), LaggedStart(*(FadeIn(s) for s in stamps), lag_ratio=0.2),
-                       FadeIn(names))
+            self._swap(
+                b.until("sello_1"),
+                VGroup(about, sentence, blocks, reads, grid, count),
+                FadeIn(page),
+                FadeIn(page_title),
+                FadeIn(where),
+                LaggedStart(*(FadeIn(s) for s in stamps), lag_ratio=0.2),
+                FadeIn(names),
+            )
             coefficients = self.number("stamps.pressed_coefficients")
             units = self.number("stamps.pressed_units")
             strengths = VGroup()
@@ -102,8 +142,9 @@ class Stamps(NarratedScene):
                 strength = ty.label(f"×{ty.fmt_decimal(c)}", color=palette.ACTIVE).next_to(slots[k], DOWN, buff=0.15)
                 strengths.add(strength)
                 window = b.until(nxt) if nxt else b.speech_remaining()
-                self._press(window, stamps[k], page, sums[k], home=slots[k], extra=(FadeIn(strength), Write(line)),
-                            dim=True)
+                self._press(
+                    window, stamps[k], page, sums[k], home=slots[k], extra=(FadeIn(strength), Write(line)), dim=True
+                )
 
         with self.beat("resto") as b:
             rest = self._mini_stamps()
@@ -111,8 +152,11 @@ class Stamps(NarratedScene):
             lines.add(rest_line)
             _stack(lines)
             rest_line.set_opacity(0)
-            self.play(FadeOut(VGroup(*stamps, names, strengths)),
-                      LaggedStart(*(FadeIn(s) for s in rest), lag_ratio=0.03), run_time=b.until("resto"))
+            self.play(
+                FadeOut(VGroup(*stamps, names, strengths)),
+                LaggedStart(*(FadeIn(s) for s in rest), lag_ratio=0.03),
+                run_time=b.until("resto"),
+            )
             self._press_many(b.until("sesgo"), rest, page, sums, rest_line)
             bias = Stamp(self.number("stamps.bias"), cell=CELL, gap=GAP, mount_color=palette.MUTED).scale(ROW_SCALE)
             bias.move_to(RACK_AT)
@@ -120,11 +164,15 @@ class Stamps(NarratedScene):
             bias_line = ty.math(r"+ b").scale(0.85)
             lines.add(bias_line)
             _stack(lines)
-            play_in_steps(self, b.until("comparar"), ((FadeIn(bias), FadeIn(bias_note)), 0.3),
-                          (Transform(bias, bias.placed_over(page, lift=0.5)), 0.2),
-                          (Transform(bias, bias.placed_over(page)), 0.1),
-                          ((page.print_sum(self.number("stamps.output")), Write(bias_line)), 0.2),
-                          (FadeOut(bias, shift=UP), None))
+            play_in_steps(
+                self,
+                b.until("comparar"),
+                ((FadeIn(bias), FadeIn(bias_note)), 0.3),
+                (Transform(bias, bias.placed_over(page, lift=0.5)), 0.2),
+                (Transform(bias, bias.placed_over(page)), 0.1),
+                ((page.print_sum(self.number("stamps.output")), Write(bias_line)), 0.2),
+                (FadeOut(bias, shift=UP), None),
+            )
             pages_y = DOWN * 1.3
             matrix_page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(RIGHT * 3.6 + pages_y)
             matrix_page.printed(self.number("stamps.module_output"))
@@ -132,9 +180,15 @@ class Stamps(NarratedScene):
             matrix_title = ty.label("producto de matrices").next_to(matrix_page, UP, buff=0.25)
             product = ty.math(r"\mathrm{ReLU}(x W_{\mathrm{in}} + b_{\mathrm{in}})\, W_{\mathrm{out}} + b")
             product.scale(0.8).next_to(matrix_title, UP, buff=0.3)
-            self.play(FadeOut(VGroup(lines, bias_note, page_title, where)), page.animate.move_to(LEFT * 3.6 + pages_y),
-                      FadeIn(sum_title), FadeIn(matrix_page), FadeIn(matrix_title), FadeIn(product),
-                      run_time=b.until("iguales"))
+            self.play(
+                FadeOut(VGroup(lines, bias_note, page_title, where)),
+                page.animate.move_to(LEFT * 3.6 + pages_y),
+                FadeIn(sum_title),
+                FadeIn(matrix_page),
+                FadeIn(matrix_title),
+                FadeIn(product),
+                run_time=b.until("iguales"),
+            )
             equal = ty.math("=").scale(1.6).move_to(pages_y)
             difference = ty.math(r"\text{diferencia máxima: }" + _tex_power(self.number("stamps.max_abs_difference")))
             difference.next_to(VGroup(page, matrix_page), DOWN, buff=0.35)
@@ -144,24 +198,37 @@ class Stamps(NarratedScene):
             loud = Stamp(self.number("stamps.loudest_value"), cell=CELL, gap=GAP).scale(0.9)
             loud.move_to(LEFT * 4.6 + DOWN * 0.4)
             loud_note = ty.label(f"unidad {self.number('stamps.loudest_unit')}").next_to(loud, UP, buff=0.3)
-            self._swap(b.until("cabeza"), VGroup(page, matrix_page, sum_title, matrix_title, product, equal,
-                                                 difference), FadeIn(loud), FadeIn(loud_note))
+            self._swap(
+                b.until("cabeza"),
+                VGroup(page, matrix_page, sum_title, matrix_title, product, equal, difference),
+                FadeIn(loud),
+                FadeIn(loud_note),
+            )
             head = FlowArrow(loud.get_right() + RIGHT * 0.1, loud.get_right() + RIGHT * 2.3)
             head_note = ty.label("cabeza de salida").next_to(head, UP, buff=0.2)
             travelling = loud.face.copy()
-            play_in_steps(self, b.until("palabras"), ((GrowArrow(head), FadeIn(head_note)), 0.4),
-                          (travelling.animate.move_to(head.get_end()).scale(0.3).set_opacity(0), None))
+            play_in_steps(
+                self,
+                b.until("palabras"),
+                ((GrowArrow(head), FadeIn(head_note)), 0.4),
+                (travelling.animate.move_to(head.get_end()).scale(0.3).set_opacity(0), None),
+            )
             bars = self._word_bars(reading).next_to(head, RIGHT, buff=0.4)
-            self.play(FadeIn(bars[0][0]), GrowFromEdge(bars[0][1], LEFT), FadeIn(bars[0][2]),
-                      run_time=b.until("otras"))
-            self.play(*(anim for row in bars[1:] for anim in (FadeIn(row[0]), GrowFromEdge(row[1], LEFT),
-                                                              FadeIn(row[2]))), run_time=b.speech_remaining())
+            self.play(FadeIn(bars[0][0]), GrowFromEdge(bars[0][1], LEFT), FadeIn(bars[0][2]), run_time=b.until("otras"))
+            self.play(
+                *(anim for row in bars[1:] for anim in (FadeIn(row[0]), GrowFromEdge(row[1], LEFT), FadeIn(row[2]))),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("cierre") as b:
             formula.scale(1 / 0.6).move_to(UP * 1.55)
             strip = self._sum_strip(page_scale).move_to(DOWN * 2.2)
-            self._swap(b.until("llaves"), VGroup(loud, loud_note, head, head_note, bars, travelling),
-                       FadeIn(formula), FadeIn(strip))
+            self._swap(
+                b.until("llaves"),
+                VGroup(loud, loud_note, head, head_note, bars, travelling),
+                FadeIn(formula),
+                FadeIn(strip),
+            )
             key_note = _brace_note(formula.get_part_by_tex("k_i"), "llaves: reconocen la pregunta", UP)
             self.play(FadeIn(key_note), run_time=b.until("valores"))
             value_note = _brace_note(formula.get_part_by_tex("v_i"), "valores: escriben la respuesta", DOWN)
@@ -180,10 +247,14 @@ class Stamps(NarratedScene):
         (the sum so far), and back to `home` (dimmed when `dim`: a used stamp)."""
         back = home.copy().set_opacity(0.35) if dim else home
         # Transforms to fixed targets: an `.animate` target would be read only when played.
-        play_in_steps(self, window, (Transform(stamp, stamp.placed_over(page, lift=0.35)), 0.3),
-                      (Transform(stamp, stamp.placed_over(page)), 0.12),
-                      ((page.print_sum(page_values), *extra), 0.25),
-                      (Transform(stamp, back), None))
+        play_in_steps(
+            self,
+            window,
+            (Transform(stamp, stamp.placed_over(page, lift=0.35)), 0.3),
+            (Transform(stamp, stamp.placed_over(page)), 0.12),
+            ((page.print_sum(page_values), *extra), 0.25),
+            (Transform(stamp, back), None),
+        )
 
     def _press_many(self, window, rest: VGroup, page: Page, sums, line) -> None:
         """The weaker stamps in four waves; after each wave the page shows the sum so far."""
@@ -192,7 +263,7 @@ class Stamps(NarratedScene):
         size = -(-len(rest) // waves)
         steps = []
         for w in range(waves):
-            group = rest[w * size:(w + 1) * size]
+            group = rest[w * size : (w + 1) * size]
             if not len(group):
                 continue
             last = first + w * size + len(group) - 1  # index into the partial sums
@@ -233,8 +304,9 @@ class Stamps(NarratedScene):
         for push, boost in zip(reading.loudest_words, boosts):
             color = palette.HIGHLIGHT if push.word == reading.answer else palette.POSITIVE
             word = ty.body(f"«{push.word}»", color=color)
-            bar = Rectangle(width=3.0 * boost / longest, height=0.45, stroke_width=0, fill_color=color,
-                            fill_opacity=0.9)
+            bar = Rectangle(
+                width=3.0 * boost / longest, height=0.45, stroke_width=0, fill_color=color, fill_opacity=0.9
+            )
             value = ty.label(f"+{ty.fmt_decimal(boost)}", color=color)
             rows.add(VGroup(word, bar, value))
         word_width = max(row[0].width for row in rows)
@@ -247,8 +319,10 @@ class Stamps(NarratedScene):
     def _sum_strip(self, page_scale: float) -> VGroup:
         """The sum in pictures: the loudest marks as small prints, '+ ... =', the page."""
         d = self.number("stamps.d_model")
-        marks = [[c * v for v in value] for c, value in zip(self.number("stamps.pressed_coefficients"),
-                                                            self.number("stamps.pressed_values"))][:3]
+        marks = [
+            [c * v for v in value]
+            for c, value in zip(self.number("stamps.pressed_coefficients"), self.number("stamps.pressed_values"))
+        ][:3]
         prints = [Page(d, page_scale, cell=CELL, gap=GAP, margin=0.2).printed(m).scale(0.42) for m in marks]
         final = Page(d, page_scale, cell=CELL, gap=GAP).printed(self.number("stamps.output")).scale(0.6)
         pieces = []

@@ -6,25 +6,53 @@ gathers the marks back to d_model. Then Swish against ReLU on the same six chann
 the bill: LLaMA-2 7B's hidden width cut to two thirds so three matrices cost what two did.
 All figures come from ffn_core.stencil and ffn_core.ffn.swiglu_width.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Brace, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
-                   Line, MathTex, Rectangle, SurroundingRectangle, Transform, VGroup, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Brace,
+    Create,
+    DashedLine,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    LaggedStart,
+    Line,
+    MathTex,
+    Rectangle,
+    SurroundingRectangle,
+    Transform,
+    VGroup,
+    Write,
+)
 
 from ffn_core.ffn import relu
 from ffn_core.stencil import swish_value
-from scenes.kit import NarratedScene, palette, typography as ty
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
 from scenes.kit.matrix import MatrixMob, VectorRow, value_color
-from scenes.kit.stencil import (PaperSheet, SprayNozzle, StencilCard, columns, hole_openness, paint_color,
-                                paint_stream, spray_cone)
 from scenes.kit.stamps import ink_color
+from scenes.kit.stencil import (
+    PaperSheet,
+    SprayNozzle,
+    StencilCard,
+    columns,
+    hole_openness,
+    paint_color,
+    paint_stream,
+    spray_cone,
+)
 from scenes.kit.steps import play_in_steps
 
-PITCH = 1.45            # distance between two channels' holes
-CHANNELS_X = 1.3        # the channels' centre: the left of the frame keeps the row names
-NAMES_X = -5.3          # the row names' centre
+PITCH = 1.45  # distance between two channels' holes
+CHANNELS_X = 1.3  # the channels' centre: the left of the frame keeps the row names
+NAMES_X = -5.3  # the row names' centre
 PAINT_Y, NOZZLE_Y = 2.8, 2.3
 CARD_Y, HOLE_Y, GATE_Y = 0.4, 0.05, 0.82
 PAPER_Y, PRODUCT_Y = -2.1, -2.95
@@ -46,15 +74,25 @@ class Stencil(NarratedScene):
         n = self.number("stencil.d_ff")
         xs = columns(n, PITCH) + CHANNELS_X
 
-        formula = MathTex(r"\mathrm{SwiGLU}(x) = \big(", r"\mathrm{Swish}(x W_1)", r"\otimes", r"x W_3",
-                          r"\big)\,", r"W_2", tex_template=ty.TEX_TEMPLATE, color=palette.INK)
+        formula = MathTex(
+            r"\mathrm{SwiGLU}(x) = \big(",
+            r"\mathrm{Swish}(x W_1)",
+            r"\otimes",
+            r"x W_3",
+            r"\big)\,",
+            r"W_2",
+            tex_template=ty.TEX_TEMPLATE,
+            color=palette.INK,
+        )
         formula.scale(1.25).move_to(UP * 0.3)
         swish_part, paint_part, w2_part = formula[1], formula[3], formula[5]
         with self.beat("formula") as b:
             self.play(Write(formula), run_time=b.until("formula"))
             self.wait(b.until("ramas"))
-            boxes = VGroup(SurroundingRectangle(swish_part, color=palette.ACTIVE, buff=0.1),
-                           SurroundingRectangle(paint_part, color=palette.POSITIVE, buff=0.1))
+            boxes = VGroup(
+                SurroundingRectangle(swish_part, color=palette.ACTIVE, buff=0.1),
+                SurroundingRectangle(paint_part, color=palette.POSITIVE, buff=0.1),
+            )
             self.play(Create(boxes), run_time=b.until("contenido"))
             content = _brace_note(paint_part, "contenido: la pintura", UP, palette.POSITIVE)
             self.play(FadeIn(content), run_time=b.until("compuerta"))
@@ -63,25 +101,43 @@ class Stencil(NarratedScene):
 
         with self.beat("ejemplo") as b:
             small_formula = formula.copy().scale(0.55).to_corner(UP + LEFT, buff=0.35)
-            self.play(FadeOut(VGroup(boxes, content, gate_note)), Transform(formula, small_formula),
-                      run_time=b.until("entrada"))
+            self.play(
+                FadeOut(VGroup(boxes, content, gate_note)),
+                Transform(formula, small_formula),
+                run_time=b.until("entrada"),
+            )
             x_row = VectorRow(x, places=2, font_size=ty.LABEL_SIZE)
             x_name = ty.label("x «perro»")
             x_group = VGroup(x_name, x_row).arrange(RIGHT, buff=0.3).to_corner(UP + RIGHT, buff=0.35)
             self.play(FadeIn(x_group, shift=DOWN * 0.2), run_time=b.until("pintura"))
             paint_values = _value_row(paint, xs, PAINT_Y)
-            paint_name = _row_name("pintura", ty.math(r"x W_3", color=palette.POSITIVE).scale(0.75), PAINT_Y - 0.25,
-                                   palette.POSITIVE)
-            self.play(FadeIn(paint_name), LaggedStart(*(FadeIn(v, shift=DOWN * 0.2) for v in paint_values),
-                                                      lag_ratio=0.3), run_time=b.until("plantilla"))
+            paint_name = _row_name(
+                "pintura", ty.math(r"x W_3", color=palette.POSITIVE).scale(0.75), PAINT_Y - 0.25, palette.POSITIVE
+            )
+            self.play(
+                FadeIn(paint_name),
+                LaggedStart(*(FadeIn(v, shift=DOWN * 0.2) for v in paint_values), lag_ratio=0.3),
+                run_time=b.until("plantilla"),
+            )
             gate_values = _value_row(gate, xs, GATE_Y)
-            gate_name = _row_name("compuerta", ty.math(r"\mathrm{Swish}(x W_1)", color=palette.ACTIVE).scale(0.75),
-                                  CARD_Y, palette.ACTIVE)
-            self.play(FadeIn(gate_name), LaggedStart(*(FadeIn(v, shift=DOWN * 0.2) for v in gate_values),
-                                                     lag_ratio=0.3), run_time=b.speech_remaining())
+            gate_name = _row_name(
+                "compuerta", ty.math(r"\mathrm{Swish}(x W_1)", color=palette.ACTIVE).scale(0.75), CARD_Y, palette.ACTIVE
+            )
+            self.play(
+                FadeIn(gate_name),
+                LaggedStart(*(FadeIn(v, shift=DOWN * 0.2) for v in gate_values), lag_ratio=0.3),
+                run_time=b.speech_remaining(),
+            )
 
-        card = StencilCard(gate, xs - CHANNELS_X, width=n * PITCH + 0.3, height=1.4, hole_height=0.55,
-                           max_hole_width=PITCH * 0.8, hole_offset=HOLE_Y - CARD_Y)
+        card = StencilCard(
+            gate,
+            xs - CHANNELS_X,
+            width=n * PITCH + 0.3,
+            height=1.4,
+            hole_height=0.55,
+            max_hole_width=PITCH * 0.8,
+            hole_offset=HOLE_Y - CARD_Y,
+        )
         card.shift(RIGHT * CHANNELS_X + UP * CARD_Y - card.sheet.get_center())
         with self.beat("plantilla") as b:
             stencil = self._stencil_parts(card, xs, paint, product)
@@ -97,21 +153,44 @@ class Stencil(NarratedScene):
             self.add(card, gate_values)
             self.play(card.open_holes(), run_time=b.until("rociar"))
             nozzles, cones, streams, paper, product_values, paper_name = stencil
-            self.play(LaggedStart(*(FadeIn(z, shift=DOWN * 0.1) for z in nozzles), lag_ratio=0.15),
-                      FadeIn(paper), FadeIn(paper_name), run_time=0.4 * b.until("papel"))
+            self.play(
+                LaggedStart(*(FadeIn(z, shift=DOWN * 0.1) for z in nozzles), lag_ratio=0.15),
+                FadeIn(paper),
+                FadeIn(paper_name),
+                run_time=0.4 * b.until("papel"),
+            )
             self.play(LaggedStart(*(GrowFromEdge(c, UP) for c in cones), lag_ratio=0.15), run_time=b.until("papel"))
-            self.play(LaggedStart(*(GrowFromEdge(s, UP) for s in streams), lag_ratio=0.15), paper.ink(),
-                      LaggedStart(*(FadeIn(v) for v in product_values), lag_ratio=0.15), run_time=b.until("cerrado"))
+            self.play(
+                LaggedStart(*(GrowFromEdge(s, UP) for s in streams), lag_ratio=0.15),
+                paper.ink(),
+                LaggedStart(*(FadeIn(v) for v in product_values), lag_ratio=0.15),
+                run_time=b.until("cerrado"),
+            )
             closed = int(np.argmin(np.abs(gate)))
-            spotlight = SurroundingRectangle(VGroup(paint_values[closed], product_values[closed]),
-                                             color=palette.HIGHLIGHT, buff=0.12).set_z_index(4)
+            spotlight = SurroundingRectangle(
+                VGroup(paint_values[closed], product_values[closed]), color=palette.HIGHLIGHT, buff=0.12
+            ).set_z_index(4)
             self.play(Create(spotlight), run_time=b.speech_remaining())
 
         with self.beat("swish") as b:
-            stage = VGroup(cones, streams, card, gate_values, paint_values, nozzles, paper, product_values,
-                           paper_name, paint_name, gate_name, spotlight, x_group)  # drawn in this order
-            graph = ActivationGraph(x_range=(-3.0, 2.5), y_range=(-0.6, 2.2), width=9.0, height=5.2,
-                                    x_label=r"x W_1").move_to(DOWN * 0.45)
+            stage = VGroup(
+                cones,
+                streams,
+                card,
+                gate_values,
+                paint_values,
+                nozzles,
+                paper,
+                product_values,
+                paper_name,
+                paint_name,
+                gate_name,
+                spotlight,
+                x_group,
+            )  # drawn in this order
+            graph = ActivationGraph(
+                x_range=(-3.0, 2.5), y_range=(-0.6, 2.2), width=9.0, height=5.2, x_label=r"x W_1"
+            ).move_to(DOWN * 0.45)
             heading = ty.body("Swish frente a ReLU").to_corner(UP + RIGHT, buff=0.4)
             play_in_steps(self, b.until("relu"), (FadeOut(stage), 0.45), ((FadeIn(graph), FadeIn(heading)), None))
             relu_curve = graph.curve(relu1, palette.MUTED, stroke_width=4)
@@ -130,12 +209,21 @@ class Stencil(NarratedScene):
         with self.beat("contraer") as b:
             w_down = self.number("stencil.w_down")
             output = self.number("stencil.output")
-            self.play(FadeOut(VGroup(graph, heading, relu_curve, relu_key, swish_curve, swish_key, dip,
-                                     dip_note, on_axis)), run_time=b.until("recoger"))
+            self.play(
+                FadeOut(VGroup(graph, heading, relu_curve, relu_key, swish_curve, swish_key, dip, dip_note, on_axis)),
+                run_time=b.until("recoger"),
+            )
             sheet = _contraction(product, w_down, output)
             marks, h_col, times, matrix, line, out_row, names = sheet
-            self.play(FadeIn(marks), FadeIn(h_col), FadeIn(times), FadeIn(matrix), FadeIn(names),
-                      w2_part.animate.set_color(palette.HIGHLIGHT), run_time=b.until("salida"))
+            self.play(
+                FadeIn(marks),
+                FadeIn(h_col),
+                FadeIn(times),
+                FadeIn(matrix),
+                FadeIn(names),
+                w2_part.animate.set_color(palette.HIGHLIGHT),
+                run_time=b.until("salida"),
+            )
             self.play(Create(line), run_time=0.2 * b.until("comprobar"))
             self._fill_columns(b.until("comprobar"), matrix, out_row)
             check = ty.label("la misma salida que la capa SwiGLU entera  ✓", color=palette.ACTIVE)
@@ -154,28 +242,42 @@ class Stencil(NarratedScene):
             self.play(FadeOut(formula), FadeIn(heading, shift=DOWN * 0.2), run_time=b.until("relu_ancho"))
             unit = BAR_LENGTH / relu_width
             relu_bar = _bar(relu_width * unit, palette.MUTED).move_to((BAR_LEFT + relu_width * unit / 2, 1.3, 0))
-            relu_note = VGroup(ty.label("ReLU:"), ty.math(r"4d =").scale(0.9),
-                               ty.label(f"{ty.fmt_int(relu_width)} canales"),
-                               ty.small(f"(d = {ty.fmt_int(d)})")).arrange(RIGHT, buff=0.2)
+            relu_note = VGroup(
+                ty.label("ReLU:"),
+                ty.math(r"4d =").scale(0.9),
+                ty.label(f"{ty.fmt_int(relu_width)} canales"),
+                ty.small(f"(d = {ty.fmt_int(d)})"),
+            ).arrange(RIGHT, buff=0.2)
             relu_note.next_to(relu_bar, UP, buff=0.25).align_to(relu_bar, LEFT)
             self.play(GrowFromEdge(relu_bar, LEFT), FadeIn(relu_note), run_time=b.until("dos_tercios"))
             cut_x = BAR_LEFT + thirds * unit
             thirds_bar = _bar(thirds * unit, palette.FFN)
             thirds_bar.move_to((BAR_LEFT + thirds * unit / 2, -0.9, 0))
-            cut = DashedLine((cut_x, relu_bar.get_bottom()[1], 0), (cut_x, thirds_bar.get_top()[1], 0),
-                             color=palette.INK)
-            thirds_note = VGroup(ty.math(r"\times\tfrac{2}{3}", color=palette.FFN).scale(0.9),
-                                 ty.label(f"= {ty.fmt_int(thirds)}", color=palette.FFN)).arrange(RIGHT, buff=0.2)
+            cut = DashedLine(
+                (cut_x, relu_bar.get_bottom()[1], 0), (cut_x, thirds_bar.get_top()[1], 0), color=palette.INK
+            )
+            thirds_note = VGroup(
+                ty.math(r"\times\tfrac{2}{3}", color=palette.FFN).scale(0.9),
+                ty.label(f"= {ty.fmt_int(thirds)}", color=palette.FFN),
+            ).arrange(RIGHT, buff=0.2)
             thirds_note.next_to(cut, RIGHT, buff=0.3)
             self.play(Create(cut), GrowFromEdge(thirds_bar, LEFT), FadeIn(thirds_note), run_time=b.until("redondeo"))
             final_bar = _bar(width * unit, palette.FFN).move_to((BAR_LEFT + width * unit / 2, -0.9, 0))
             ruler = _ruler(width, multiple, unit, thirds_bar.get_bottom()[1])
-            round_note = ty.label(f"hacia arriba, a un múltiplo de {ty.fmt_int(multiple)}: {ty.fmt_int(width)}",
-                                  color=palette.FFN).next_to(ruler, DOWN, buff=0.35).set_x(0)
-            self.play(Create(ruler), Transform(thirds_bar, final_bar), FadeIn(round_note),
-                      run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(relu_note, relu_bar, cut, thirds_bar, thirds_note, ruler, round_note)),
-                      run_time=b.remaining())
+            round_note = (
+                ty.label(
+                    f"hacia arriba, a un múltiplo de {ty.fmt_int(multiple)}: {ty.fmt_int(width)}", color=palette.FFN
+                )
+                .next_to(ruler, DOWN, buff=0.35)
+                .set_x(0)
+            )
+            self.play(
+                Create(ruler), Transform(thirds_bar, final_bar), FadeIn(round_note), run_time=b.speech_remaining()
+            )
+            self.play(
+                FadeOut(VGroup(relu_note, relu_bar, cut, thirds_bar, thirds_note, ruler, round_note)),
+                run_time=b.remaining(),
+            )
 
         with self.beat("balance") as b:
             relu_params = self.number("swiglu.llama2_7b.relu_params")
@@ -186,18 +288,27 @@ class Stencil(NarratedScene):
             two_name = ty.label("ReLU").next_to(two, LEFT, buff=0.3)
             two_count = _count(r"2 \cdot d \cdot 4d", relu_params, palette.INK).next_to(two, DOWN, buff=0.25)
             two_count.align_to(two, LEFT)
-            self.play(LaggedStart(*(GrowFromEdge(m, LEFT) for m in two), lag_ratio=0.4), FadeIn(two_name),
-                      FadeIn(two_count), run_time=b.until("despues"))
+            self.play(
+                LaggedStart(*(GrowFromEdge(m, LEFT) for m in two), lag_ratio=0.4),
+                FadeIn(two_name),
+                FadeIn(two_count),
+                run_time=b.until("despues"),
+            )
             three = _matrices(3, width * unit, palette.FFN).move_to((BAR_LEFT + width * unit / 2, -0.9, 0))
             three_name = ty.label("SwiGLU", color=palette.FFN).next_to(three, LEFT, buff=0.3)
             three_count = _count(r"3 \cdot d \cdot h", swiglu_params, palette.FFN).next_to(three, DOWN, buff=0.25)
             three_count.align_to(three, LEFT)
-            three_width = VGroup(ty.math("h =", color=palette.FFN).scale(0.85),
-                                 ty.label(ty.fmt_int(width), color=palette.FFN)).arrange(RIGHT, buff=0.15)
+            three_width = VGroup(
+                ty.math("h =", color=palette.FFN).scale(0.85), ty.label(ty.fmt_int(width), color=palette.FFN)
+            ).arrange(RIGHT, buff=0.15)
             three_width.next_to(three, RIGHT, buff=0.35)
             three_count.add(three_width)
-            self.play(LaggedStart(*(GrowFromEdge(m, LEFT) for m in three), lag_ratio=0.4), FadeIn(three_name),
-                      FadeIn(three_count), run_time=b.until("igual"))
+            self.play(
+                LaggedStart(*(GrowFromEdge(m, LEFT) for m in three), lag_ratio=0.4),
+                FadeIn(three_name),
+                FadeIn(three_count),
+                run_time=b.until("igual"),
+            )
             verdict = ty.body(f"solo un {ty.fmt_percent(increase)} más", color=palette.HIGHLIGHT)
             verdict.next_to(three_count, DOWN, buff=0.45).set_x(0)
             self.play(FadeIn(verdict, shift=UP * 0.2), run_time=b.speech_remaining())
@@ -209,13 +320,18 @@ class Stencil(NarratedScene):
         nozzles = VGroup(*(SprayNozzle(p, width=0.5).move_to((x, NOZZLE_Y, 0)) for p, x in zip(paint, xs)))
         biggest = max(abs(p) for p in paint)
         hole_bottom = card.rims[0].get_bottom()[1]
-        cones = VGroup(*(spray_cone(z.tip, hole_bottom, PITCH * 0.9, p, abs(p) / biggest)
-                         for z, p in zip(nozzles, paint)))
+        cones = VGroup(
+            *(spray_cone(z.tip, hole_bottom, PITCH * 0.9, p, abs(p) / biggest) for z, p in zip(nozzles, paint))
+        )
         paper = PaperSheet(product, xs - CHANNELS_X, card.hole_widths, width=n * PITCH + 0.3, height=0.9)
         paper.move_to((CHANNELS_X, PAPER_Y, 0)).blank()
         top = max(abs(p) for p in product)
-        streams = VGroup(*(paint_stream(card.rims[i], paper.sheet.get_top()[1], product[i],
-                                        hole_openness(product[i], top)) for i in range(n)))
+        streams = VGroup(
+            *(
+                paint_stream(card.rims[i], paper.sheet.get_top()[1], product[i], hole_openness(product[i], top))
+                for i in range(n)
+            )
+        )
         product_values = _value_row(product, xs, PRODUCT_Y)
         paper_name = _row_name("papel", ty.small("compuerta × pintura", color=palette.INK), PAPER_Y, palette.INK)
         return nozzles, cones, streams, paper, product_values, paper_name
@@ -240,8 +356,9 @@ def _brace_note(part, text: str, direction, color) -> VGroup:
 def _value_row(values, xs, y: float) -> VGroup:
     """One value per channel, written above its channel and coloured by sign."""
     top = max(abs(v) for v in values) or 1.0
-    return VGroup(*(ty.label(ty.fmt_decimal(v), color=value_color(v, top)).move_to((x, y, 0))
-                    for v, x in zip(values, xs)))
+    return VGroup(
+        *(ty.label(ty.fmt_decimal(v), color=value_color(v, top)).move_to((x, y, 0)) for v, x in zip(values, xs))
+    )
 
 
 def _row_name(word: str, second, y: float, color) -> VGroup:
@@ -253,22 +370,44 @@ def _row_name(word: str, second, y: float, color) -> VGroup:
 def _contraction(product, w_down, output):
     """The marks h (a column, with their ink), times the rows of W_2, summed into the output."""
     matrix = MatrixMob(w_down, places=2, font_size=ty.LABEL_SIZE, h_buff=0.45).move_to((1.2, 0.55, 0))
-    h_col = VGroup(*(ty.label(ty.fmt_decimal(p), color=paint_color(p)).move_to((-3.2, matrix.entries[i][0].get_y(), 0))
-                     for i, p in enumerate(product)))
+    h_col = VGroup(
+        *(
+            ty.label(ty.fmt_decimal(p), color=paint_color(p)).move_to((-3.2, matrix.entries[i][0].get_y(), 0))
+            for i, p in enumerate(product)
+        )
+    )
     top = max(abs(p) for p in product)
-    marks = VGroup(*(Rectangle(width=0.5, height=0.3, stroke_color=palette.MUTED, stroke_width=1,
-                               fill_color=ink_color(p, top), fill_opacity=1).move_to((-4.3, v.get_y(), 0))
-                     for p, v in zip(product, h_col)))
+    marks = VGroup(
+        *(
+            Rectangle(
+                width=0.5,
+                height=0.3,
+                stroke_color=palette.MUTED,
+                stroke_width=1,
+                fill_color=ink_color(p, top),
+                fill_opacity=1,
+            ).move_to((-4.3, v.get_y(), 0))
+            for p, v in zip(product, h_col)
+        )
+    )
     times = VGroup(*(ty.math(r"\times", color=palette.MUTED).scale(0.8).move_to((-2.1, v.get_y(), 0)) for v in h_col))
-    line = Line((matrix.get_left()[0], matrix.get_bottom()[1] - 0.2, 0),
-                (matrix.get_right()[0], matrix.get_bottom()[1] - 0.2, 0), color=palette.INK)
+    line = Line(
+        (matrix.get_left()[0], matrix.get_bottom()[1] - 0.2, 0),
+        (matrix.get_right()[0], matrix.get_bottom()[1] - 0.2, 0),
+        color=palette.INK,
+    )
     out_y = line.get_y() - 0.45
-    out_row = VGroup(*(ty.label(ty.fmt_decimal(o), color=palette.HIGHLIGHT).move_to((matrix.entries[0][j].get_x(),
-                                                                                         out_y, 0))
-                       for j, o in enumerate(output)))
-    names = VGroup(ty.label("marcas del papel").next_to(VGroup(marks, h_col), UP, buff=0.3),
-                   ty.math("W_2", color=palette.HIGHLIGHT).next_to(matrix, UP, buff=0.25),
-                   ty.label("salida", color=palette.HIGHLIGHT).move_to((-3.75, out_y, 0)))
+    out_row = VGroup(
+        *(
+            ty.label(ty.fmt_decimal(o), color=palette.HIGHLIGHT).move_to((matrix.entries[0][j].get_x(), out_y, 0))
+            for j, o in enumerate(output)
+        )
+    )
+    names = VGroup(
+        ty.label("marcas del papel").next_to(VGroup(marks, h_col), UP, buff=0.3),
+        ty.math("W_2", color=palette.HIGHLIGHT).next_to(matrix, UP, buff=0.25),
+        ty.label("salida", color=palette.HIGHLIGHT).move_to((-3.75, out_y, 0)),
+    )
     return VGroup(marks, h_col, times, matrix, line, out_row, names)
 
 
@@ -287,11 +426,17 @@ def _ruler(width: int, multiple: int, unit: float, y: float) -> VGroup:
 
 def _matrices(count: int, length: float, color) -> VGroup:
     """`count` weight matrices of the same size, drawn as bars: d rows by `length` channels."""
-    return VGroup(*(Rectangle(width=length, height=0.36, stroke_color=palette.INK, stroke_width=1,
-                              fill_color=color, fill_opacity=0.8) for _ in range(count))).arrange(DOWN, buff=0.1)
+    return VGroup(
+        *(
+            Rectangle(
+                width=length, height=0.36, stroke_color=palette.INK, stroke_width=1, fill_color=color, fill_opacity=0.8
+            )
+            for _ in range(count)
+        )
+    ).arrange(DOWN, buff=0.1)
 
 
 def _count(tex: str, params: int, color) -> VGroup:
-    return VGroup(ty.math(tex + " =", color=color).scale(0.85),
-                  ty.label(f"{ty.fmt_int(params)} parámetros por capa", color=color)).arrange(RIGHT, buff=0.2)
-
+    return VGroup(
+        ty.math(tex + " =", color=color).scale(0.85), ty.label(f"{ty.fmt_int(params)} parámetros por capa", color=color)
+    ).arrange(RIGHT, buff=0.2)

@@ -1,5 +1,6 @@
 """La portada: the lecture's title, a computed hook (the FFN's share of a real model's
 weights) and the map of the chapters, each tile appearing as the narration names it."""
+
 from __future__ import annotations
 
 from manim import (
@@ -21,8 +22,14 @@ from scenes.kit.cards import ChapterTile, ShareBar
 
 # (glyph, name) of each chapter, in the order the narration names them; rows of four.
 CHAPTERS = (
-    ("iceberg", "El iceberg"), ("xor", "XOR"), ("relu", "ReLU"), ("needles", "Agujas"),
-    ("stamps", "Sellos"), ("piano_roll", "Pianola"), ("stencil", "Plantilla"), ("relay", "Relevo"),
+    ("iceberg", "El iceberg"),
+    ("xor", "XOR"),
+    ("relu", "ReLU"),
+    ("needles", "Agujas"),
+    ("stamps", "Sellos"),
+    ("piano_roll", "Pianola"),
+    ("stencil", "Plantilla"),
+    ("relay", "Relevo"),
 )
 
 
@@ -47,8 +54,11 @@ class TitleCard(NarratedScene):
             tick = bar.tick(self.number("iceberg.ideal.ffn_share"))
             tick_label = ty.label("dos tercios", color=palette.ATTENTION).next_to(tick, UP, buff=0.12)
             self.play(Create(tick), FadeIn(tick_label), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(bar, tick, tick_label, caption, inside, subtitle)),
-                      title.animate.scale(0.55).to_edge(UP, buff=0.35), run_time=b.remaining())
+            self.play(
+                FadeOut(VGroup(bar, tick, tick_label, caption, inside, subtitle)),
+                title.animate.scale(0.55).to_edge(UP, buff=0.35),
+                run_time=b.remaining(),
+            )
 
         tiles = VGroup(*(ChapterTile(glyph, name) for glyph, name in CHAPTERS))
         tiles.arrange_in_grid(rows=2, cols=4, buff=(0.3, 0.35)).move_to((0, -0.45, 0))
@@ -78,7 +88,12 @@ class TitleCard(NarratedScene):
         with self.beat("promesa") as b:
             promise = ty.body("Cada cifra, calculada por el código del proyecto", color=palette.ACTIVE)
             promise.to_edge(DOWN, buff=0.35)
-            self.play(tiles.animate.shift(UP * 0.25), slots.animate.shift(UP * 0.25), FadeIn(promise, shift=UP * 0.2), run_time=b.until("codigo"))
+            self.play(
+                tiles.animate.shift(UP * 0.25),
+                slots.animate.shift(UP * 0.25),
+                FadeIn(promise, shift=UP * 0.2),
+                run_time=b.until("codigo"),
+            )
             self.play(*(tile.light_up() for tile in tiles), run_time=b.speech_remaining())
             self.play(FadeOut(VGroup(tiles, slots, promise, title)), run_time=b.remaining())
 

@@ -1,15 +1,29 @@
 """XOR: a straight line sweeps the plane and never gets past 3 of 4; a tiny ReLU network
 folds the plane into regions that separate the classes."""
+
 from __future__ import annotations
 
 from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, Rectangle, VGroup
 
 from ffn_core.xor import VIEW, clip_line, solve
-
-from scenes.kit import NarratedScene, palette, typography as ty
-from scenes.kit.plane import (AccuracyCounter, CircleMark, ClassPoints, CrossMark, DecisionRegions,
-                              HalfPlaneShade, MissRings, PlaneSquare, Sweep, SweepingLine, fold_line, fold_shade,
-                              legend_row, line_across)
+from scenes.kit import NarratedScene, palette
+from scenes.kit import typography as ty
+from scenes.kit.plane import (
+    AccuracyCounter,
+    CircleMark,
+    ClassPoints,
+    CrossMark,
+    DecisionRegions,
+    HalfPlaneShade,
+    MissRings,
+    PlaneSquare,
+    Sweep,
+    SweepingLine,
+    fold_line,
+    fold_shade,
+    legend_row,
+    line_across,
+)
 
 PANEL_LEFT = 0.75  # left edge of the text panel right of the plane
 CONTENT_TOP = -0.3  # top of the panel area below the three-row legend
@@ -27,8 +41,9 @@ class Xor(NarratedScene):
         with self.beat("puntos") as b:
             heading = ty.title("XOR").to_edge(UP, buff=0.45).set_x(plane.get_x())
             self.play(FadeIn(heading), Create(plane), run_time=b.until("circulos"))
-            legend = VGroup(legend_row(CircleMark(), "coordenadas iguales"),
-                            legend_row(CrossMark(), "coordenadas distintas"))
+            legend = VGroup(
+                legend_row(CircleMark(), "coordenadas iguales"), legend_row(CrossMark(), "coordenadas distintas")
+            )
             legend.arrange(DOWN, aligned_edge=LEFT, buff=0.35)
             _to_panel(legend, top=plane.get_top()[1])
             self.play(FadeIn(points.of_class(0), scale=0.5), FadeIn(legend[0]), run_time=b.until("cruces"))
@@ -43,8 +58,10 @@ class Xor(NarratedScene):
             task = VGroup(ty.label("¿Una sola recta que deje"), ty.label("cada clase de un lado?"))
             _to_panel(task.arrange(DOWN, aligned_edge=LEFT, buff=0.15))
             self.play(FadeIn(task), run_time=b.until("recta"))
-            side = legend_row(Rectangle(width=0.45, height=0.45, stroke_width=0, fill_color=palette.POSITIVE,
-                                        fill_opacity=0.35), "lado «cruz» de la recta")
+            side = legend_row(
+                Rectangle(width=0.45, height=0.45, stroke_width=0, fill_color=palette.POSITIVE, fill_opacity=0.35),
+                "lado «cruz» de la recta",
+            )
             side.next_to(legend, DOWN, aligned_edge=LEFT, buff=0.35)
             self.play(Create(sweep.line), FadeIn(sweep.shade), FadeIn(side), run_time=b.speech_remaining())
 
@@ -52,8 +69,9 @@ class Xor(NarratedScene):
             self.play(FadeOut(task), FadeIn(counter), FadeIn(best), FadeIn(sweep.rings), run_time=b.until("barrer"))
             self.add(sweep)
             self.play(Sweep(sweep), run_time=b.until("tope"))
-            ceiling = ty.label(f"nunca más de {self.number('xor.linear_best_correct_points')} de {n_points}",
-                               color=palette.HIGHLIGHT).next_to(best, DOWN, aligned_edge=LEFT, buff=0.45)
+            ceiling = ty.label(
+                f"nunca más de {self.number('xor.linear_best_correct_points')} de {n_points}", color=palette.HIGHLIGHT
+            ).next_to(best, DOWN, aligned_edge=LEFT, buff=0.45)
             self.play(FadeIn(ceiling), run_time=b.speech_remaining())
 
         with self.beat("busqueda") as b:
@@ -66,8 +84,9 @@ class Xor(NarratedScene):
             self.play(FadeIn(tried), run_time=b.until("divisiones"))
             self.play(FadeIn(splits), FadeIn(none), run_time=b.until("mejor"))
             example = self._best_sweep_line(plane, points, xor.sweep, counts)
-            verdict = ty.label(f"mejor recta: {self.number('xor.linear_best_correct_points')} de {n_points}",
-                               color=palette.HIGHLIGHT).next_to(facts, DOWN, aligned_edge=LEFT, buff=0.5)
+            verdict = ty.label(
+                f"mejor recta: {self.number('xor.linear_best_correct_points')} de {n_points}", color=palette.HIGHLIGHT
+            ).next_to(facts, DOWN, aligned_edge=LEFT, buff=0.5)
             self.play(FadeIn(example), FadeIn(verdict), run_time=b.speech_remaining())
             stage = VGroup(facts, example, verdict)
 
@@ -94,8 +113,9 @@ class Xor(NarratedScene):
             self.play(FadeIn(net_counter), run_time=b.speech_remaining())
 
         with self.beat("cierre") as b:
-            moral = VGroup(ty.label("Una recta no alcanza."),
-                           ty.label("Una capa ReLU dobla el plano.", color=palette.FFN))
+            moral = VGroup(
+                ty.label("Una recta no alcanza."), ty.label("Una capa ReLU dobla el plano.", color=palette.FFN)
+            )
             moral.arrange(DOWN, aligned_edge=LEFT, buff=0.25).next_to(net_counter, DOWN, aligned_edge=LEFT, buff=0.7)
             self.play(FadeIn(moral[0]), run_time=b.until("doblar"))
             self.play(FadeIn(moral[1]), run_time=b.speech_remaining())
@@ -106,8 +126,11 @@ class Xor(NarratedScene):
         """The first sweep position reaching the best count: its line, side and its miss."""
         k = counts.index(max(counts))
         position = sweep[k]
-        return VGroup(HalfPlaneShade(plane, position.angle_rad, position.offset),
-                      line_across(plane, position.segment), MissRings(points).show(position.correct))
+        return VGroup(
+            HalfPlaneShade(plane, position.angle_rad, position.offset),
+            line_across(plane, position.segment),
+            MissRings(points).show(position.correct),
+        )
 
 
 def _to_panel(mob, top: float = CONTENT_TOP):

@@ -1,5 +1,6 @@
 """Shared fixtures. Builds write into a temporary cache and renders folder so tests never
 touch a lecturer's own renders; the preview build is made once per test session."""
+
 from __future__ import annotations
 
 import os

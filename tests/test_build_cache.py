@@ -1,5 +1,6 @@
 """The scene cache key: a miss for each input that can change a scene's pixels, a hit when
 only something else changed (all on a small source tree, no rendering)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -12,7 +13,7 @@ from lecture.plan import PlannedScene
 from lecture.qualities import QUALITIES
 from voiceover.timeline import BeatTiming, Segment, Timeline
 
-SCENE_SRC = '''from scenes.kit import NarratedScene
+SCENE_SRC = """from scenes.kit import NarratedScene
 from scenes.kit.shapes import Dot
 from ffn_core.params import WIDTH
 
@@ -20,7 +21,7 @@ from ffn_core.params import WIDTH
 class S(NarratedScene):
     def construct(self):
         self.number("params.width")
-'''
+"""
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def tree(tmp_path) -> Path:
         "scenes/__init__.py": "",
         "scenes/kit/__init__.py": "from scenes.kit.narrated import NarratedScene\n",
         "scenes/kit/narrated.py": "class NarratedScene:\n    def number(self, key):\n"
-                                  "        from ffn_core.numbers import number\n        return number(key)\n",
+        "        from ffn_core.numbers import number\n        return number(key)\n",
         "scenes/kit/shapes.py": "Dot = 'dot'\n",
         "scenes/kit/unused.py": "Other = 'other'\n",
         "scenes/s.py": SCENE_SRC,
@@ -63,16 +64,25 @@ def _edit(path: Path) -> None:
 
 def test_sources_followed_are_the_scene_the_kit_it_imports_and_ffn_core_it_imports(tree):
     names = {str(p.relative_to(tree)) for p in cache.source_files(tree / "scenes" / "s.py", tree)}
-    assert names == {"scenes/__init__.py", "scenes/s.py", "scenes/kit/__init__.py", "scenes/kit/narrated.py",
-                     "scenes/kit/shapes.py", "ffn_core/__init__.py", "ffn_core/params.py"}
+    assert names == {
+        "scenes/__init__.py",
+        "scenes/s.py",
+        "scenes/kit/__init__.py",
+        "scenes/kit/narrated.py",
+        "scenes/kit/shapes.py",
+        "ffn_core/__init__.py",
+        "ffn_core/params.py",
+    }
 
 
 def test_unchanged_inputs_give_the_same_key(tree):
     assert _key(tree) == _key(tree)
 
 
-@pytest.mark.parametrize("rel", ["scenes/s.py", "scenes/kit/shapes.py", "scenes/kit/narrated.py",
-                                 "scenes/kit/__init__.py", "ffn_core/params.py"])
+@pytest.mark.parametrize(
+    "rel",
+    ["scenes/s.py", "scenes/kit/shapes.py", "scenes/kit/narrated.py", "scenes/kit/__init__.py", "ffn_core/params.py"],
+)
 def test_editing_a_source_the_scene_runs_misses(tree, rel):
     before = _key(tree)
     _edit(tree / rel)
@@ -90,8 +100,10 @@ def test_editing_a_source_the_scene_does_not_run_hits(tree, rel):
 def test_a_new_import_in_the_scene_is_followed(tree):
     before = _key(tree)
     src = tree / "scenes" / "s.py"
-    src.write_text(src.read_text(encoding="utf-8").replace("import Dot", "import Dot\nfrom scenes.kit.unused import Other"),
-                   encoding="utf-8")
+    src.write_text(
+        src.read_text(encoding="utf-8").replace("import Dot", "import Dot\nfrom scenes.kit.unused import Other"),
+        encoding="utf-8",
+    )
     changed = _key(tree)
     assert changed != before
     _edit(tree / "scenes" / "kit" / "unused.py")
@@ -181,7 +193,6 @@ def test_the_numbers_digest_follows_every_ffn_core_source(tree):
     assert cache.numbers_digest(tree) == before
     _edit(tree / "ffn_core" / "xor.py")  # not imported by the scene, but it computes registry values
     assert cache.numbers_digest(tree) != before
-
 
 
 def test_a_scene_outside_the_repository_keys_the_same_wherever_it_lies(tree):

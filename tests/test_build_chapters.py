@@ -1,4 +1,5 @@
 """YouTube chapters: first at 0:00, at least three, each at least 10 s; short scenes merge."""
+
 from __future__ import annotations
 
 from lecture.chapters import SceneSpan, chapters_text, make_chapters, timestamp, youtube_problems
@@ -29,7 +30,10 @@ def test_a_short_scene_joins_the_previous_chapter_and_says_so():
 def test_a_short_first_scene_absorbs_the_next_so_the_first_chapter_stays_at_zero():
     chapters, notes = make_chapters(_spans(4.0, 30.0, 30.0, 30.0))
     assert [(c.start_s, c.title, c.scenes) for c in chapters] == [
-        (0, "Título 0", ("s0", "s1")), (34, "Título 2", ("s2",)), (64, "Título 3", ("s3",))]
+        (0, "Título 0", ("s0", "s1")),
+        (34, "Título 2", ("s2",)),
+        (64, "Título 3", ("s3",)),
+    ]
     assert len(notes) == 1
 
 
@@ -58,5 +62,4 @@ def test_timestamps_use_hours_once_the_video_reaches_one():
     assert timestamp(65) == "1:05"
     assert timestamp(3725, with_hours=True) == "1:02:05"
     chapters, _ = make_chapters(_spans(1800.0, 1800.0, 60.0))
-    assert chapters_text(chapters, 3660.0).splitlines() == ["0:00:00 Título 0", "0:30:00 Título 1",
-                                                             "1:00:00 Título 2"]
+    assert chapters_text(chapters, 3660.0).splitlines() == ["0:00:00 Título 0", "0:30:00 Título 1", "1:00:00 Título 2"]

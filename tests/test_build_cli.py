@@ -1,12 +1,13 @@
 """`ffn-video scenes`, `ffn-video watch` (one cycle), and the command line's arguments."""
+
 from __future__ import annotations
 
 import json
 import threading
 
 import pytest
-
 from fixtures.build_support import fresh_copy, quiet_console
+
 from lecture.cli import main
 from lecture.watch import changed, snapshot, watch, watched_files
 
@@ -25,8 +26,7 @@ def test_scenes_lists_narration_beats_and_render_state_per_quality(tiny, capsys)
     assert 1.5 < first["narration_s"] < 6
     assert first["rendered"] == {"preview": "fresh", "1080p": "none", "4k": "none"}
     script = tiny.script("tiny_a")
-    script.write_text(script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo grande."),
-                      encoding="utf-8")
+    script.write_text(script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo grande."), encoding="utf-8")
     assert main(["scenes"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].split()[:3] == ["escena", "duración", "beats"]
@@ -39,15 +39,23 @@ def test_watch_rebuilds_after_a_narration_edit(tiny):
     script = tiny.script("tiny_a")
 
     def edit():
-        script.write_text(script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo azul."),
-                          encoding="utf-8")
+        script.write_text(
+            script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo azul."), encoding="utf-8"
+        )
 
     before = (tiny.out() / "lecture.mp4").stat().st_mtime_ns
     timer = threading.Timer(0.8, edit)
     timer.start()
     try:
-        report = watch("preview", interval_s=0.1, settle_s=0.1, max_cycles=1, initial_build=False,
-                       console=quiet_console(), plan_file=tiny.plan)
+        report = watch(
+            "preview",
+            interval_s=0.1,
+            settle_s=0.1,
+            max_cycles=1,
+            initial_build=False,
+            console=quiet_console(),
+            plan_file=tiny.plan,
+        )
     finally:
         timer.cancel()
     assert report is not None and report.ok, report and report.failed
@@ -65,8 +73,9 @@ def test_an_edit_saved_while_watch_is_building_is_built_next(tiny):
     def build_then_edit(*args, **kwargs):
         report = build(*args, **kwargs)
         if not calls:  # the lecturer saves while the first build is finishing
-            script.write_text(script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo verde."),
-                              encoding="utf-8")
+            script.write_text(
+                script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo verde."), encoding="utf-8"
+            )
         calls.append(report)
         return report
 
@@ -76,8 +85,16 @@ def test_an_edit_saved_while_watch_is_building_is_built_next(tiny):
     give_up = threading.Timer(60, _thread.interrupt_main)
     give_up.start()
     try:
-        report = watch("preview", interval_s=0.05, settle_s=0.05, max_cycles=1, initial_build=True,
-                       console=quiet_console(), plan_file=tiny.plan, build_fn=build_then_edit)
+        report = watch(
+            "preview",
+            interval_s=0.05,
+            settle_s=0.05,
+            max_cycles=1,
+            initial_build=True,
+            console=quiet_console(),
+            plan_file=tiny.plan,
+            build_fn=build_then_edit,
+        )
     finally:
         give_up.cancel()
     assert len(calls) == 2, "the edit made during the first build must trigger a second one"

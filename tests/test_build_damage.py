@@ -1,11 +1,12 @@
 """A damaged cache entry is discarded and rebuilt, with a notice naming it: one build after
 any single fault (truncated, zeroed, stamp lost) gives a correct lecture."""
+
 from __future__ import annotations
 
 import pytest
-
 from fixtures.build_support import fresh_copy, quiet_console
 from fixtures.faults import FAULTS, inject, lecture_is_correct
+
 from lecture.build import build
 
 

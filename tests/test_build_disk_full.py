@@ -2,6 +2,7 @@
 previous lecture and every finished artefact intact, and the build after space is freed
 finishes without redoing finished work. The disk is a small tmpfs made for the test (root
 only; the real disk is never filled)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,8 +13,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from fixtures.build_support import base_lecture, quiet_console, write_tiny_lecture
+
 from lecture.build import build
 
 
@@ -23,8 +24,11 @@ def small_disk(tmp_path):
         pytest.skip("mounting a small tmpfs needs root")
     mount = tmp_path / "disk"
     mount.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", f"ffn-test-{uuid.uuid4().hex[:6]}", str(mount)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=24m", f"ffn-test-{uuid.uuid4().hex[:6]}", str(mount)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
     try:
@@ -61,8 +65,12 @@ def test_a_full_disk_is_named_keeps_the_old_lecture_and_the_next_build_reuses_fi
     lecture.apply(monkeypatch)
     old_lecture = _sha(lecture.out() / "lecture.mp4")
     script = lecture.script("tiny_b")
-    script.write_text(script.read_text(encoding="utf-8").replace(
-        "Segunda prueba, un cuadrado.", "Segunda prueba: un cuadrado que aparece, gira y se va."), encoding="utf-8")
+    script.write_text(
+        script.read_text(encoding="utf-8").replace(
+            "Segunda prueba, un cuadrado.", "Segunda prueba: un cuadrado que aparece, gira y se va."
+        ),
+        encoding="utf-8",
+    )
 
     filler = _fill(small_disk, leave_bytes=64 * 1024)
     report = build("preview", jobs=1, console=quiet_console())

@@ -1,4 +1,5 @@
 """The incremental build on a tiny two-scene lecture: what is redone after each kind of edit."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 import soundfile
-
 from fixtures.build_support import frames_of, fresh_copy, narration_offsets_ms, quiet_console
+
 from lecture import build as build_module
 from lecture.build import build
 from lecture.mux import probe
@@ -28,8 +29,15 @@ def tiny(tmp_path, monkeypatch):
 
 def _mtimes(lecture) -> dict[str, int]:
     out = lecture.out()
-    return {p.name: p.stat().st_mtime_ns for p in [out / "lecture.mp4", out / "scenes" / "tiny_a.mp4",
-                                                     out / "scenes" / "tiny_b.mp4", out / "lecture.es.srt"]}
+    return {
+        p.name: p.stat().st_mtime_ns
+        for p in [
+            out / "lecture.mp4",
+            out / "scenes" / "tiny_a.mp4",
+            out / "scenes" / "tiny_b.mp4",
+            out / "lecture.es.srt",
+        ]
+    }
 
 
 def test_nothing_changed_costs_no_render_no_construct_and_no_mux(tiny):
@@ -44,8 +52,14 @@ def test_nothing_changed_costs_no_render_no_construct_and_no_mux(tiny):
 
 def test_outputs_follow_the_documented_layout(tiny):
     out = tiny.out()
-    for rel in ["lecture.mp4", "scenes/tiny_a.mp4", "scenes/tiny_b.mp4", "lecture.es.srt", "lecture.es.vtt",
-                "chapters.txt"]:
+    for rel in [
+        "lecture.mp4",
+        "scenes/tiny_a.mp4",
+        "scenes/tiny_b.mp4",
+        "lecture.es.srt",
+        "lecture.es.vtt",
+        "chapters.txt",
+    ]:
         assert (out / rel).is_file(), rel
     assert (out / "chapters.txt").read_text(encoding="utf-8").startswith("0:00 Escena de prueba A\n")
     assert (out / "lecture.es.vtt").read_text(encoding="utf-8").startswith("WEBVTT")
@@ -53,8 +67,12 @@ def test_outputs_follow_the_documented_layout(tiny):
 
 def test_editing_one_scripts_text_rerenders_only_that_scene_and_refreshes_the_lecture(tiny):
     script = tiny.script("tiny_b")
-    script.write_text(script.read_text(encoding="utf-8").replace(
-        "Segunda prueba, un cuadrado.", "Segunda prueba: un cuadrado que aparece y se va."), encoding="utf-8")
+    script.write_text(
+        script.read_text(encoding="utf-8").replace(
+            "Segunda prueba, un cuadrado.", "Segunda prueba: un cuadrado que aparece y se va."
+        ),
+        encoding="utf-8",
+    )
     before = _mtimes(tiny)
     report = build("preview", jobs=2, console=quiet_console())
     assert report.ok, report.failed
@@ -132,8 +150,9 @@ def test_a_source_edit_rerenders_its_scenes_in_a_process_pool_and_undoing_it_hit
         report = build("preview", executor=pool, console=quiet_console())
     assert report.ok, report.failed
     assert sorted(report.rendered) == ["tiny_a", "tiny_b"] and report.cached == []
-    assert frames_of(report.lecture) == frames_of(tiny.out() / "scenes" / "tiny_a.mp4") + \
-        frames_of(tiny.out() / "scenes" / "tiny_b.mp4")
+    assert frames_of(report.lecture) == frames_of(tiny.out() / "scenes" / "tiny_a.mp4") + frames_of(
+        tiny.out() / "scenes" / "tiny_b.mp4"
+    )
     tiny.scenes_py.write_text(original, encoding="utf-8")
     report = build("preview", executor=NoRenderExecutor(), console=quiet_console())
     assert sorted(report.cached) == ["tiny_a", "tiny_b"]

@@ -1,4 +1,5 @@
 """A build killed at any moment, two builds at once, a scene that fails, leftovers of a crash."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from fixtures.build_support import TinyLecture, frames_of, fresh_copy, narration_offsets_ms, quiet_console
+
 from lecture.build import BuildLocked, build
 from lecture.mux import probe
 from voiceover.timeline import Timeline

@@ -1,5 +1,6 @@
 """The lecture's narration: gated loudness from per-scene blocks, and one track joined as
 PCM, each scene fitted to its video's samples, encoded once."""
+
 from __future__ import annotations
 
 import subprocess
@@ -47,17 +48,22 @@ def test_joined_pcm_gives_each_scene_exactly_its_video_samples(tmp_path):
     source = soundfile.read(str(long), dtype="int16", always_2d=True)[0]
     starts = np.cumsum([0] + lengths)
     assert np.array_equal(data[: lengths[0]], source[: lengths[0]])
-    assert np.array_equal(data[starts[1]: starts[1] + st.RATE_HZ // 2], soundfile.read(str(short), dtype="int16",
-                                                                                      always_2d=True)[0])
-    assert not data[starts[1] + st.RATE_HZ // 2: starts[2]].any()  # the padding is silence
-    assert np.array_equal(data[starts[2]:], source[: lengths[2]])
+    assert np.array_equal(
+        data[starts[1] : starts[1] + st.RATE_HZ // 2], soundfile.read(str(short), dtype="int16", always_2d=True)[0]
+    )
+    assert not data[starts[1] + st.RATE_HZ // 2 : starts[2]].any()  # the padding is silence
+    assert np.array_equal(data[starts[2] :], source[: lengths[2]])
 
 
 def test_the_encoded_lecture_track_lasts_its_pcm_to_the_sample(tmp_path):
     wav = _tone(tmp_path / "s.wav", 2.0, 0.2)
     m4a = st.encode_lecture(wav, tmp_path / "s.m4a")
-    decoded = np.frombuffer(subprocess.run(["ffmpeg", "-v", "error", "-i", str(m4a), "-f", "f32le", "-ac", "1", "-"],
-                                           capture_output=True, check=True).stdout, dtype=np.float32)
+    decoded = np.frombuffer(
+        subprocess.run(
+            ["ffmpeg", "-v", "error", "-i", str(m4a), "-f", "f32le", "-ac", "1", "-"], capture_output=True, check=True
+        ).stdout,
+        dtype=np.float32,
+    )
     # The priming is dropped by the edit list: the first decoded sample is the first of the
     # PCM; only the last packet's padding (under one packet) may follow the end.
     assert 2 * st.RATE_HZ <= len(decoded) < 2 * st.RATE_HZ + 1024

@@ -5,15 +5,18 @@ ffmpeg, each scene's audio is cross-correlated against the lecture's around the 
 first frame (scene starts from the scenes' frame counts), on a plan of five short scenes,
 so a drift that grows join by join (a lost AAC packet per join) cannot hide.
 """
+
 from __future__ import annotations
 
 import pytest
-
 from fixtures.build_support import quiet_console, write_tiny_lecture
+
 from lecture.sync_check import MAX_LENGTH_GAP_MS, MAX_OFFSET_MS, best_lag, measure
 
-FIVE = [(f"s{i}", cls, script) for i, (cls, script) in
-        enumerate([("TinyA", "tiny_a"), ("TinyB", "tiny_b")] * 2 + [("TinyA", "tiny_a")])]
+FIVE = [
+    (f"s{i}", cls, script)
+    for i, (cls, script) in enumerate([("TinyA", "tiny_a"), ("TinyB", "tiny_b")] * 2 + [("TinyA", "tiny_a")])
+]
 
 
 @pytest.fixture(scope="module")

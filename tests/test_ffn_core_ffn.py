@@ -12,8 +12,14 @@ D, D_FF = 6, 24
 
 def _weights(seed=0):
     rng = np.random.default_rng(seed)
-    return (rng.normal(size=D), rng.normal(size=(D, D_FF)), rng.normal(size=(D_FF, D)),
-            rng.normal(size=D_FF), rng.normal(size=D), rng.normal(size=(D, D_FF)))
+    return (
+        rng.normal(size=D),
+        rng.normal(size=(D, D_FF)),
+        rng.normal(size=(D_FF, D)),
+        rng.normal(size=D_FF),
+        rng.normal(size=D),
+        rng.normal(size=(D, D_FF)),
+    )
 
 
 def _torch_ffn(activation, w_in, w_out, b_in, b_out, w_gate=None):

@@ -70,8 +70,11 @@ def test_step_by_step_attention_matches_torch_fused_kernel(n_heads, n_kv_heads):
     split = lambda t, h: t.view(1, seq, h, head_dim).transpose(1, 2)  # noqa: E731
     group = n_heads // n_kv_heads
     expected = torch.nn.functional.scaled_dot_product_attention(
-        split(q, n_heads), split(k, n_kv_heads).repeat_interleave(group, 1),
-        split(v, n_kv_heads).repeat_interleave(group, 1), is_causal=True)
+        split(q, n_heads),
+        split(k, n_kv_heads).repeat_interleave(group, 1),
+        split(v, n_kv_heads).repeat_interleave(group, 1),
+        is_causal=True,
+    )
     assert torch.allclose(out, expected.transpose(1, 2).reshape(1, seq, -1), atol=1e-5)
 
 

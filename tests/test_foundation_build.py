@@ -1,4 +1,5 @@
 """The whole path on the lecture as it stands: narration -> silent scenes -> mux."""
+
 from __future__ import annotations
 
 import json
@@ -76,7 +77,7 @@ def test_lecture_audio_is_present_and_not_silent(preview_build, tmp_path):
     wav = tmp_path / "a.wav"
     subprocess.run(["ffmpeg", "-v", "error", "-i", str(report.lecture), "-vn", "-ac", "1", str(wav)], check=True)
     data, rate = soundfile.read(str(wav))
-    rms_dbfs = 20 * np.log10(np.sqrt(np.mean(data ** 2)) + 1e-12)
+    rms_dbfs = 20 * np.log10(np.sqrt(np.mean(data**2)) + 1e-12)
     assert len(data) / rate > 10
     assert rms_dbfs > -40, rms_dbfs
 

@@ -1,4 +1,5 @@
 """The plan: a scene's narration name is written once, in its class."""
+
 from __future__ import annotations
 
 import pytest

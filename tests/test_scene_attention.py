@@ -1,5 +1,6 @@
 """The scene «attention»: its numbers are the fact model's real attention, recomputed here
 another way, and its heatmaps draw what they are given."""
+
 from __future__ import annotations
 
 import math
@@ -47,15 +48,16 @@ def _by_hand(model, vocab, sentence, layer):
     n_heads, d = att.n_heads, q.shape[1] // att.n_heads
     heads = []
     for h in range(n_heads):
-        qh, kh, vh = (t[:, h * d:(h + 1) * d].numpy() for t in (q, k, v))
+        qh, kh, vh = (t[:, h * d : (h + 1) * d].numpy() for t in (q, k, v))
         scores = qh @ kh.T
         scaled = scores / math.sqrt(d)
         seq = len(ids)
         masked = np.where(np.tril(np.ones((seq, seq))) > 0, scaled, -np.inf)
         weights = np.exp(masked - masked.max(axis=1, keepdims=True))
         weights /= weights.sum(axis=1, keepdims=True)
-        heads.append({"q": qh, "k": kh, "v": vh, "scores": scores, "scaled": scaled, "weights": weights,
-                      "output": weights @ vh})
+        heads.append(
+            {"q": qh, "k": kh, "v": vh, "scores": scores, "scaled": scaled, "weights": weights, "output": weights @ vh}
+        )
     return x.numpy(), heads
 
 

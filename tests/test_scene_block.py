@@ -1,5 +1,6 @@
 """The `block` scene: the sizes it shows against LLaMA-2's published ones, the shapes it writes
 on each arrow against a trace of the real block, and the behaviour of its kit drawings."""
+
 from __future__ import annotations
 
 import math
@@ -34,6 +35,7 @@ def _value(key: str):
 
 # -- the numbers ------------------------------------------------------------------------------
 
+
 def test_context_length_is_llama2s_published_4k_window():
     assert _value("block.llama2_7b.context_length") == PUBLISHED_CONTEXT
     assert "Table 1" in number("block.llama2_7b.context_length").source
@@ -62,14 +64,17 @@ def test_only_the_ffn_hidden_layer_is_wider():
 
 
 def test_counts_of_numbers_are_products_of_the_shapes():
-    assert _value("block.llama2_7b.stream_numbers") == 2 ** 24 == PUBLISHED_CONTEXT * PUBLISHED_DIM
+    assert _value("block.llama2_7b.stream_numbers") == 2**24 == PUBLISHED_CONTEXT * PUBLISHED_DIM
     assert _value("block.llama2_7b.hidden_numbers") == int(np.prod((PUBLISHED_CONTEXT, 11008)))
 
 
-@pytest.mark.parametrize("model, seq_len, width, hidden", [
-    ("gpt2_small", 3, 768, 3072),        # GPT-2: d_ff = 4 d
-    ("llama3_8b", 5, 4096, 14336),       # grouped-query attention keeps the stream's shape too
-])
+@pytest.mark.parametrize(
+    "model, seq_len, width, hidden",
+    [
+        ("gpt2_small", 3, 768, 3072),  # GPT-2: d_ff = 4 d
+        ("llama3_8b", 5, 4096, 14336),  # grouped-query attention keeps the stream's shape too
+    ],
+)
 def test_trace_follows_each_models_published_widths(model, seq_len, width, hidden):
     shapes = trace_block_shapes(model, seq_len)
     assert set(shapes.arrows) == {(seq_len, width)}
@@ -83,12 +88,18 @@ def test_trace_refuses_an_empty_sequence():
 
 def test_narration_says_the_computed_sizes_it_shows():
     fields = set(load_script("block").fields())
-    for key in ("block.llama2_7b.context_length", "params.llama2_7b.d_model", "params.llama2_7b.d_ff",
-                "params.llama2_7b.n_heads", "params.llama2_7b.n_layers"):
+    for key in (
+        "block.llama2_7b.context_length",
+        "params.llama2_7b.d_model",
+        "params.llama2_7b.d_ff",
+        "params.llama2_7b.n_heads",
+        "params.llama2_7b.n_layers",
+    ):
         assert f"{key}:entero" in fields, key
 
 
 # -- the kit drawings ------------------------------------------------------------------------
+
 
 def test_shape_tag_writes_rows_by_columns_with_spanish_thousands():
     from scenes.kit.block_diagram import ShapeTag

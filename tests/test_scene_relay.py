@@ -7,6 +7,7 @@ the attention weights as softmax(q k^T / sqrt(d_head)) with the causal mask. The
 model's relay is checked against its published configuration. The kit's runners, track
 and bars are checked for what they draw.
 """
+
 from __future__ import annotations
 
 import math

@@ -5,6 +5,7 @@ fact model: the sum of the marks against the module's own forward, the active un
 against the pre-activations, the pushed words against an argmax over the output head.
 The kit's stamps and pages are checked for what they draw.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -34,8 +35,10 @@ def model_run(reading):
     model, vocab, _ = train(reading.seed)
     ids = encode(reading.prompt, vocab).unsqueeze(0)
     inputs = []
-    hooks = [block.norm2.register_forward_hook(lambda _m, _i, out: inputs.append(out.detach().clone()))
-             for block in model.blocks]
+    hooks = [
+        block.norm2.register_forward_hook(lambda _m, _i, out: inputs.append(out.detach().clone()))
+        for block in model.blocks
+    ]
     try:
         with torch.no_grad():
             logits = model(ids)[0, -1]
@@ -71,7 +74,7 @@ def test_sum_of_marks_equals_the_ffn_modules_own_forward(reading, model_run):
     assert np.array_equal(np.asarray(reading.module_output), float32)
     assert reading.max_abs_difference == pytest.approx(np.max(np.abs(marks - float32)), rel=1e-6)
     assert 0 < reading.max_abs_difference < 1e-5
-    assert 10.0 ** -(reading.agreeing_decimals + 1) <= reading.max_abs_difference < 10.0 ** -reading.agreeing_decimals
+    assert 10.0 ** -(reading.agreeing_decimals + 1) <= reading.max_abs_difference < 10.0**-reading.agreeing_decimals
 
 
 def test_active_units_are_exactly_those_with_positive_pre_activation(reading, model_run):
@@ -165,6 +168,7 @@ def test_narration_names_the_words_the_model_computes(reading):
 
 
 # -- the kit -------------------------------------------------------------------------------
+
 
 def _distance(a, b) -> float:
     from manim import ManimColor

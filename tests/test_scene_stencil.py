@@ -1,5 +1,6 @@
 """The stencil scene: its SwiGLU example recomputed with torch, LLaMA-2 7B's width and cost
 recomputed from the rule, and the stencil drawings following their values."""
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,13 @@ def test_the_mark_on_the_paper_is_silu_of_the_gate_branch_times_the_paint(exampl
 
 def test_w2_contracting_the_marks_gives_the_whole_swiglu_layer_of_torch(example):
     d, h = example.d_model, example.d_ff
-    layer = torch.nn.ModuleDict({"w1": torch.nn.Linear(d, h, bias=False), "w3": torch.nn.Linear(d, h, bias=False),
-                                 "w2": torch.nn.Linear(h, d, bias=False)}).double()
+    layer = torch.nn.ModuleDict(
+        {
+            "w1": torch.nn.Linear(d, h, bias=False),
+            "w3": torch.nn.Linear(d, h, bias=False),
+            "w2": torch.nn.Linear(h, d, bias=False),
+        }
+    ).double()
     with torch.no_grad():  # nn.Linear stores W transposed: y = x W^T
         layer["w1"].weight.copy_(_t(example.w_gate).T)
         layer["w3"].weight.copy_(_t(example.w_up).T)
@@ -54,13 +60,13 @@ def test_the_weights_shown_are_the_weights_used_two_decimals_each(example):
 
 def test_the_example_has_an_open_a_shut_and_a_leaking_hole(example):
     gate, paint = np.asarray(example.gate), np.asarray(example.paint)
-    assert gate.max() > 1.0                           # a hole wide open
-    assert np.abs(gate).min() < 0.08                  # a hole nearly shut
-    assert gate.min() < -0.12                         # Swish lets a little through, sign flipped
-    assert (paint > 0).any() and (paint < 0).any()    # paint of both colours
+    assert gate.max() > 1.0  # a hole wide open
+    assert np.abs(gate).min() < 0.08  # a hole nearly shut
+    assert gate.min() < -0.12  # Swish lets a little through, sign flipped
+    assert (paint > 0).any() and (paint < 0).any()  # paint of both colours
     leak = example.leaking_channel
     assert np.sign(example.product[leak]) == -np.sign(paint[leak])
-    assert example.relu_gate[leak] == 0.0             # where ReLU would have shut it completely
+    assert example.relu_gate[leak] == 0.0  # where ReLU would have shut it completely
 
 
 def test_the_example_is_deterministic():
@@ -96,9 +102,9 @@ def test_a_hole_is_as_wide_as_its_gate_and_a_shut_one_is_a_slit():
 
     assert hole_width(2.0, 2.0, 1.2) == pytest.approx(1.2)
     assert hole_width(1.0, 2.0, 1.2) == pytest.approx(0.6)
-    assert hole_width(-0.5, 2.0, 1.2) == pytest.approx(0.3)   # a negative gate opens a small hole too
+    assert hole_width(-0.5, 2.0, 1.2) == pytest.approx(0.3)  # a negative gate opens a small hole too
     assert hole_width(0.0, 2.0, 1.2) == MIN_SLIT
-    assert hole_width(5.0, 2.0, 1.2) == pytest.approx(1.2)    # capped at the widest
+    assert hole_width(5.0, 2.0, 1.2) == pytest.approx(1.2)  # capped at the widest
 
 
 def test_the_stencil_card_is_cut_through_once_per_channel(example):

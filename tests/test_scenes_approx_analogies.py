@@ -1,5 +1,6 @@
 """Scenes «approx» and «analogies»: what they draw and say matches ffn_core, and their scripts
 have every beat and bookmark their sources wait for. Nothing here renders video."""
+
 from __future__ import annotations
 
 import re

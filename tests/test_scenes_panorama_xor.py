@@ -4,6 +4,7 @@ Nothing here renders video: sources are parsed, scripts loaded and numbers resol
 the kit's mobjects are built and measured (cheap). The preview build
 (tests/test_foundation_build.py) checks duration, bookmarks and layout of the rendered scenes.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,8 @@ import pytest
 
 from ffn_core.collapse import solve as solve_collapse
 from ffn_core.numbers import number
-from ffn_core.xor import VIEW, clip_line, solve as solve_xor
+from ffn_core.xor import VIEW, clip_line
+from ffn_core.xor import solve as solve_xor
 
 REPO = Path(__file__).resolve().parent.parent
 SCENES = {"panorama": REPO / "scenes" / "panorama.py", "xor": REPO / "scenes" / "xor.py"}
@@ -41,6 +43,7 @@ def test_xor_counter_never_passes_the_best_a_line_can_do():
 
 
 # -- the kit drawings used by these scenes --------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def plane():
@@ -83,13 +86,21 @@ def test_decision_regions_cover_the_square_with_the_sampled_classes(plane):
     for r in range(0, region.shape[0], 8):
         for c in range(0, region.shape[1], 8):
             point = plane.to_scene(mlp.grid_x[c], mlp.grid_y[r])
-            covering = [cell for cell in regions.cells
-                        if np.all(point[:2] >= cell.get_corner(np.array([-1, -1, 0]))[:2] - 1e-9)
-                        and np.all(point[:2] <= cell.get_corner(np.array([1, 1, 0]))[:2] + 1e-9)]
+            covering = [
+                cell
+                for cell in regions.cells
+                if np.all(point[:2] >= cell.get_corner(np.array([-1, -1, 0]))[:2] - 1e-9)
+                and np.all(point[:2] <= cell.get_corner(np.array([1, 1, 0]))[:2] + 1e-9)
+            ]
             assert covering, (r, c)
             rgb = np.array(covering[0].get_fill_color().to_rgb())
-            dist = {k: np.linalg.norm((rgb - background) / np.linalg.norm(rgb - background)
-                                      - (v - background) / np.linalg.norm(v - background)) for k, v in hue.items()}
+            dist = {
+                k: np.linalg.norm(
+                    (rgb - background) / np.linalg.norm(rgb - background)
+                    - (v - background) / np.linalg.norm(v - background)
+                )
+                for k, v in hue.items()
+            }
             assert min(dist, key=dist.get) == region[r, c], (r, c)
 
 
@@ -109,8 +120,9 @@ def test_sweeping_line_rings_the_points_each_position_gets_wrong(plane):
     result = solve_xor()
     counts = number("xor.sweep_correct_points").value
     points = ClassPoints(plane, result.points, result.labels)
-    sweep = SweepingLine(plane, points, result.sweep, counts, AccuracyCounter("Aciertos", 4),
-                         AccuracyCounter("Mejor", 4), clip=clip_line)
+    sweep = SweepingLine(
+        plane, points, result.sweep, counts, AccuracyCounter("Aciertos", 4), AccuracyCounter("Mejor", 4), clip=clip_line
+    )
     for k, position in enumerate(result.sweep):
         sweep.set_position(float(k))
         shown = [ring.get_stroke_opacity() > 0.5 for ring in sweep.rings.rings]

@@ -1,5 +1,6 @@
 """The ReLU and expand/contract scenes: their narration, timing hooks and numbers, checked
 without rendering (the preview build in test_foundation_build renders them)."""
+
 from __future__ import annotations
 
 import re
@@ -40,6 +41,7 @@ def _clean(text: str) -> str:
 
 # -- ReLU scene: real MiniLM neurons --------------------------------------------------------
 
+
 def test_relu_row_is_minilms_first_neurons_for_the_token():
     from ffn_core.pretrained import solve
 
@@ -78,7 +80,6 @@ def test_relu_row_labels_show_the_real_values_and_silence_exactly_the_negatives(
 
 def test_sparsity_grid_lights_exactly_minilms_active_neurons():
     from ffn_core.pretrained import solve
-
     from scenes.kit.neurons import NeuronGrid
 
     grid = NeuronGrid(solve().activation)
@@ -88,6 +89,7 @@ def test_sparsity_grid_lights_exactly_minilms_active_neurons():
 
 
 # -- expand/contract scene: the seed's example and "perro" ----------------------------------
+
 
 def test_each_expanded_entry_is_the_dot_product_the_scene_writes_out():
     x = np.array(_value("expand_contract.input"))
@@ -128,7 +130,8 @@ def test_perro_stages_have_the_sizes_and_on_neurons_the_scene_states():
 
 
 def test_matrix_kit_draws_the_real_entries_and_dims_silenced_zeros():
-    from scenes.kit import palette, typography as ty
+    from scenes.kit import palette
+    from scenes.kit import typography as ty
     from scenes.kit.matrix import MatrixMob, VectorColumn
 
     w = _value("expand_contract.expand_matrix")
@@ -141,6 +144,7 @@ def test_matrix_kit_draws_the_real_entries_and_dims_silenced_zeros():
 
 
 # -- steps inside one narrated window --------------------------------------------------------
+
 
 class _FakeScene:
     """Just the clock NarratedScene gives play_in_steps: plays advance it by whole frames."""
@@ -177,6 +181,6 @@ def test_a_window_asked_for_before_earlier_animations_is_refused():
 
     scene = _FakeScene()
     stale = ClockTime(4.0, 4.0, "marca")  # asked at 0 s ...
-    scene.play("antes", run_time=1.0)     # ... but played at 1 s
+    scene.play("antes", run_time=1.0)  # ... but played at 1 s
     with pytest.raises(ValueError, match="right before play_in_steps"):
         play_in_steps(scene, stale, ("a", 0.5), ("b", None))

@@ -1,4 +1,5 @@
 """`ffn-video storyboard`: one page, a still at every bookmark and beat end, from the renders."""
+
 from __future__ import annotations
 
 import json
@@ -6,9 +7,9 @@ import re
 
 import numpy as np
 import pytest
+from fixtures.build_support import fresh_copy
 from PIL import Image
 
-from fixtures.build_support import fresh_copy
 from lecture.cli import main
 
 

@@ -1,6 +1,7 @@
 """Engines behind one interface: the environment picks the voice, Piper falls back to
 espeak-ng with a clear message when it cannot run, and a Piper voice really speaks
 through the `piper` program when one is there."""
+
 from __future__ import annotations
 
 import json
@@ -82,7 +83,7 @@ def test_every_registered_engine_is_a_class_in_its_own_module():
     modules = set()
     for name in ENGINES:
         cls = engine_class(name)
-        assert callable(getattr(cls, "from_options")) and callable(getattr(cls, "synthesize"))
+        assert callable(cls.from_options) and callable(cls.synthesize)
         modules.add(cls.__module__)
     assert len(modules) == len(ENGINES)
     assert isinstance(resolve_engine("espeak-ng").engine, EspeakEngine)  # an alias
@@ -102,11 +103,14 @@ def test_explicit_options_override_the_environment(monkeypatch):
     assert resolve_engine(speed_wpm=140).engine.speed_wpm == 140
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"FFN_VOICE_ENGINE": "festival"}, "unknown speech engine 'festival'"),
-    ({"FFN_VOICE_ENGINE": "espeak", "FFN_VOICE_SPEED": "rápido"}, "whole words per minute"),
-    ({"FFN_VOICE_ENGINE": "espeak", "FFN_VOICE_SPEED": "900"}, "outside 80-450"),
-])
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"FFN_VOICE_ENGINE": "festival"}, "unknown speech engine 'festival'"),
+        ({"FFN_VOICE_ENGINE": "espeak", "FFN_VOICE_SPEED": "rápido"}, "whole words per minute"),
+        ({"FFN_VOICE_ENGINE": "espeak", "FFN_VOICE_SPEED": "900"}, "outside 80-450"),
+    ],
+)
 def test_bad_engine_settings_are_refused_by_name(env, message):
     with pytest.raises(EngineError, match=message):
         resolve_engine(env=env)
@@ -160,10 +164,10 @@ def test_piper_speaks_through_its_program_and_the_timeline_measures_it(tmp_path,
     engine = choice.engine
     assert isinstance(engine, PiperEngine) and choice.notice is None
     path = tmp_path / "escena.toml"
-    path.write_text('title = "T"\n[[beat]]\nname = "a"\ntext = "Hola, {#x} mundo de {n:entero} pesos."\n',
-                    encoding="utf-8")
-    timeline = build_timeline("escena", engine=engine, script=load_script("escena", path),
-                              lookup={"n": 12}.__getitem__)
+    path.write_text(
+        'title = "T"\n[[beat]]\nname = "a"\ntext = "Hola, {#x} mundo de {n:entero} pesos."\n', encoding="utf-8"
+    )
+    timeline = build_timeline("escena", engine=engine, script=load_script("escena", path), lookup={"n": 12}.__getitem__)
     calls = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert [c["stdin"] for c in calls] == ["Hola,\n", "mundo de doce pesos.\n"]
     argv = calls[0]["argv"]
@@ -184,8 +188,10 @@ def test_the_cache_key_follows_engine_voice_and_settings(fake_piper):
     model, _ = fake_piper
     piper = resolve_engine(env={"FFN_PIPER_MODEL": str(model)}).engine
     slower = resolve_engine(env={"FFN_PIPER_MODEL": str(model), "FFN_VOICE_SPEED": "120"}).engine
-    keys = {clip_key(e, "hola") for e in (EspeakEngine(), EspeakEngine(voice="es"), EspeakEngine(speed_wpm=170),
-                                          piper, slower)}
+    keys = {
+        clip_key(e, "hola")
+        for e in (EspeakEngine(), EspeakEngine(voice="es"), EspeakEngine(speed_wpm=170), piper, slower)
+    }
     assert len(keys) == 5
     assert clip_key(EspeakEngine(), "hola") == clip_key(EspeakEngine(), "hola")
     assert clip_key(EspeakEngine(), "hola") != clip_key(EspeakEngine(), "hola.")

@@ -1,6 +1,7 @@
 """Kokoro-82M: the engine, its checked files, sentences spoken whole with bookmarks on
 word starts, the speaker-only lexicon, and the cache. Most tests use a fake engine that
 knows its word times; a few speak short sentences with the real model."""
+
 from __future__ import annotations
 
 import json
@@ -86,6 +87,7 @@ def beat_audio(timeline) -> np.ndarray:
 
 # --- choosing the engine, its settings and files (no synthesis) --------------------------
 
+
 def test_kokoro_is_chosen_by_name_with_dora_at_0_9_in_latin_american_spanish():
     engine = resolve_engine("kokoro").engine
     assert isinstance(engine, KokoroEngine) and is_aligned(engine)
@@ -95,8 +97,9 @@ def test_kokoro_is_chosen_by_name_with_dora_at_0_9_in_latin_american_spanish():
 
 
 def test_voice_speed_and_accent_come_from_the_environment():
-    engine = resolve_engine(env={"FFN_VOICE_ENGINE": "kokoro", "FFN_VOICE": "em_alex", "FFN_VOICE_SPEED": "1.1",
-                                 "FFN_KOKORO_LANG": "es"}).engine
+    engine = resolve_engine(
+        env={"FFN_VOICE_ENGINE": "kokoro", "FFN_VOICE": "em_alex", "FFN_VOICE_SPEED": "1.1", "FFN_KOKORO_LANG": "es"}
+    ).engine
     assert (engine.voice, engine.speed, engine.lang) == ("em_alex", 1.1, "es")
 
 
@@ -114,8 +117,16 @@ def test_an_unknown_voice_is_refused_listing_the_spanish_ones():
 
 
 def test_the_cache_key_holds_voice_speed_accent_and_model():
-    keys = {clip_key(e, "hola") for e in (KokoroEngine(), KokoroEngine(voice="em_alex"), KokoroEngine(speed=1.0),
-                                          KokoroEngine(lang="es"), EspeakEngine())}
+    keys = {
+        clip_key(e, "hola")
+        for e in (
+            KokoroEngine(),
+            KokoroEngine(voice="em_alex"),
+            KokoroEngine(speed=1.0),
+            KokoroEngine(lang="es"),
+            EspeakEngine(),
+        )
+    }
     assert len(keys) == 5
     assert clip_key(KokoroEngine(), "hola") == clip_key(KokoroEngine(), "hola")
     settings = KokoroEngine().settings()
@@ -164,6 +175,7 @@ def test_the_installed_files_match_their_pins():
 
 # --- sentences spoken whole, bookmarks on word starts (fake engine) -------------------------
 
+
 def test_each_sentence_is_spoken_whole_and_bookmarks_fall_on_word_starts(tmp_path):
     calls: list = []
     timeline = build_timeline("prueba", engine=WordsEngine(calls), script=script_at(tmp_path))
@@ -177,11 +189,15 @@ def test_each_sentence_is_spoken_whole_and_bookmarks_fall_on_word_starts(tmp_pat
     second_start = word_starts[-1] + 0.1  # the next sentence's first word, after its lead
     assert beat.bookmarks["trabaja"] == pytest.approx(second_start, abs=1e-9)
     # The segments' clips, put back together, are the sentences sample for sample.
-    whole = np.concatenate([soundfile.read(str(sentence_clips(tmp_path)[tuple(c)][0]), dtype="int16")[0]
-                            for c in calls])
+    whole = np.concatenate(
+        [soundfile.read(str(sentence_clips(tmp_path)[tuple(c)][0]), dtype="int16")[0] for c in calls]
+    )
     assert np.array_equal(beat_audio(timeline), whole)
-    assert [s.text for s in beat.segments] == ["La capa feed-forward", "guarda casi dos tercios.",
-                                              "Y trabaja en silencio."]
+    assert [s.text for s in beat.segments] == [
+        "La capa feed-forward",
+        "guarda casi dos tercios.",
+        "Y trabaja en silencio.",
+    ]
     assert beat.speech_s == pytest.approx(len(whole) / MIX_RATE_HZ)
     assert load_timeline("prueba") == timeline
 
@@ -235,14 +251,16 @@ def test_a_beat_with_a_recorded_segment_is_spoken_segment_by_segment(tmp_path, m
     tone = 0.3 * np.sin(2 * np.pi * 220 * np.arange(MIX_RATE_HZ) / MIX_RATE_HZ)
     soundfile.write(str(root / "uno.1.wav"), tone.astype(np.float32), MIX_RATE_HZ)
     calls: list = []
-    timeline = build_timeline("prueba", engine=WordsEngine(calls), script=script_at(tmp_path),
-                              recordings=tmp_path / "grabaciones")
+    timeline = build_timeline(
+        "prueba", engine=WordsEngine(calls), script=script_at(tmp_path), recordings=tmp_path / "grabaciones"
+    )
     assert timeline.beats[0].segments[0].source == str(root / "uno.1.wav")
     assert [" ".join(c) for c in calls] == ["guarda casi dos tercios.", "Y trabaja en silencio."]
     assert timeline.voice["recorded"] == 1
 
 
 # --- the real model (short sentences) ------------------------------------------------------
+
 
 def test_the_predicted_durations_add_up_to_the_audio_to_the_sample():
     from voiceover.engines.kokoro import _runtime
@@ -279,7 +297,7 @@ def test_kokoro_speaks_a_sentence_whole_with_exact_bookmarks(tmp_path):
         assert (info.samplerate, info.channels, info.subtype) == (48_000, 1, "PCM_16")
     audio = beat_audio(timeline).astype(np.float32) / 32768
     assert len(audio) == first[-1] + second[-1]
-    assert 0.05 < np.max(np.abs(audio)) < 0.99 and np.sqrt(np.mean(audio ** 2)) > 0.01
+    assert 0.05 < np.max(np.abs(audio)) < 0.99 and np.sqrt(np.mean(audio**2)) > 0.01
 
     # A bookmark moved one word later moves later; the sentence is not spoken again.
     moved = SCRIPT.replace("{#guarda} guarda casi", "guarda {#guarda} casi")

@@ -1,5 +1,6 @@
 """The narration mix: sample-exact placement, 48 kHz stereo, -16 LUFS integrated within
 1 LU and true peak under -1 dBTP (checked by our meter and by ffmpeg's own EBU R128 one)."""
+
 from __future__ import annotations
 
 import re
@@ -11,12 +12,20 @@ import pytest
 import soundfile
 
 from voiceover.engines.espeak import EspeakEngine
-from voiceover.mix import (MIX_RATE_HZ, TARGET_LUFS, TRUE_PEAK_CEILING_DBTP, concat_wavs, measure, normalize,
-                           scene_samples, write_scene_track)
+from voiceover.mix import (
+    MIX_RATE_HZ,
+    TARGET_LUFS,
+    TRUE_PEAK_CEILING_DBTP,
+    concat_wavs,
+    measure,
+    normalize,
+    scene_samples,
+    write_scene_track,
+)
 from voiceover.script import load_script
 from voiceover.timeline import BeatTiming, Segment, Timeline, build_timeline
 
-SCRIPT = '''title = "Prueba"
+SCRIPT = """title = "Prueba"
 
 [[beat]]
 name = "uno"
@@ -27,7 +36,7 @@ pause_s = 0.7
 name = "dos"
 text = "Y trabaja en silencio, {#silencio} palabra por palabra."
 pause_s = 1.0
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -38,9 +47,25 @@ def isolated(monkeypatch, tmp_path):
 
 def ebur128(wav: Path) -> tuple[float, float]:
     """(integrated LUFS, true peak dBTP) as ffmpeg's ebur128 filter measures them."""
-    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-i", str(wav), "-af",
-                           "ebur128=peak=true", "-f", "null", "-"], capture_output=True, text=True, check=True)
-    summary = proc.stderr[proc.stderr.rindex("Summary:"):]
+    proc = subprocess.run(
+        [
+            "ffmpeg",
+            "-nostdin",
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(wav),
+            "-af",
+            "ebur128=peak=true",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    summary = proc.stderr[proc.stderr.rindex("Summary:") :]
     integrated = float(re.search(r"I:\s+(-?[\d.]+) LUFS", summary).group(1))
     peak = float(re.search(r"True peak:\s+Peak:\s+(-?[\d.]+|-inf) dBFS", summary).group(1))
     return integrated, peak
@@ -68,8 +93,9 @@ def test_the_lecture_track_is_48k_stereo_at_minus_16_lufs_with_true_peak_under_c
 def test_a_peaky_track_is_limited_under_the_true_peak_ceiling(tmp_path):
     # Bursts of full-scale noise: sample peaks at 0 dBFS and overs between samples.
     rng = np.random.default_rng(7)
-    bursts = np.concatenate([np.concatenate([np.clip(rng.normal(0, 0.5, 9_600), -1, 1), np.zeros(4_800)])
-                             for _ in range(40)]).astype(np.float32)
+    bursts = np.concatenate(
+        [np.concatenate([np.clip(rng.normal(0, 0.5, 9_600), -1, 1), np.zeros(4_800)]) for _ in range(40)]
+    ).astype(np.float32)
     raw = tmp_path / "picos.wav"
     soundfile.write(str(raw), np.stack([bursts, bursts], axis=1), MIX_RATE_HZ, subtype="PCM_16")
     result = normalize(raw, tmp_path / "picos.norm.wav")
@@ -102,4 +128,4 @@ def test_clips_land_on_the_exact_sample_of_their_start(tmp_path):
     on = np.nonzero(np.abs(mono - 0.5) < 1e-3)[0]
     assert on[0] == clips[0][1] + 19_201 and len(on) == clips[1][1]
     assert np.all(np.abs(mono[: clips[0][1]] - 0.25) < 1e-3)
-    assert np.all(mono[clips[0][1]: on[0]] == 0) and np.all(mono[on[-1] + 1:] == 0)
+    assert np.all(mono[clips[0][1] : on[0]] == 0) and np.all(mono[on[-1] + 1 :] == 0)

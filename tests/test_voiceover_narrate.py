@@ -1,5 +1,6 @@
 """`ffn-video narrate`: synthesises what is missing, prints each scene's duration and beat
 count, and turns every bad input into exit status 2 with a message that names it."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,8 +9,7 @@ from voiceover.narrate import narrate_main
 from voiceover.timeline import load_timeline
 
 UNO = 'title = "Uno"\n[[beat]]\nname = "a"\ntext = "Hola {#x} a todos."\npause_s = 0.3\n'
-DOS = ('title = "Dos"\n[[beat]]\nname = "a"\ntext = "Primero."\n[[beat]]\nname = "b"\n'
-       'text = "Después."\npause_s = 0.2\n')
+DOS = 'title = "Dos"\n[[beat]]\nname = "a"\ntext = "Primero."\n[[beat]]\nname = "b"\ntext = "Después."\npause_s = 0.2\n'
 
 
 @pytest.fixture
@@ -22,10 +22,14 @@ def plan(tmp_path, monkeypatch):
     (tmp_path / "uno.toml").write_text(UNO, encoding="utf-8")
     (tmp_path / "dos.toml").write_text(DOS, encoding="utf-8")
     path = tmp_path / "plan.toml"
-    path.write_text("".join(
-        f'[[scene]]\nname = "{name}"\nmodule = "scenes/iceberg.py"\nclass = "X"\nscript = "{script}"\n'
-        f'script_path = "{tmp_path / script}.toml"\n\n' for name, script in (("primera", "uno"), ("segunda", "dos"))),
-        encoding="utf-8")
+    path.write_text(
+        "".join(
+            f'[[scene]]\nname = "{name}"\nmodule = "scenes/iceberg.py"\nclass = "X"\nscript = "{script}"\n'
+            f'script_path = "{tmp_path / script}.toml"\n\n'
+            for name, script in (("primera", "uno"), ("segunda", "dos"))
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("FFN_PLAN", str(path))
     return path
 
@@ -65,13 +69,16 @@ def test_piper_without_a_model_falls_back_with_a_message(plan, capsys):
     assert "Piper no disponible" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["tercera"], "no scene named 'tercera' (the plan has: primera, segunda)"),
-    (["--engine", "festival"], "invalid choice: 'festival'"),
-    (["--speed", "5"], "outside 80-450"),
-    (["--voice", "xx-nada", "primera"], "espeak-ng has no voice 'xx-nada'"),
-    (["--recordings", "/no/existe"], "/no/existe: the recordings folder does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["tercera"], "no scene named 'tercera' (the plan has: primera, segunda)"),
+        (["--engine", "festival"], "invalid choice: 'festival'"),
+        (["--speed", "5"], "outside 80-450"),
+        (["--voice", "xx-nada", "primera"], "espeak-ng has no voice 'xx-nada'"),
+        (["--recordings", "/no/existe"], "/no/existe: the recordings folder does not exist"),
+    ],
+)
 def test_bad_input_exits_2_with_a_message_naming_it(plan, capsys, argv, message):
     assert narrate_main(argv) == 2
     assert message in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """One number format: the screen and the subtitles write a value by the same rules, and
 differ only in the no-break space (U+202F on screen, U+00A0 in subtitles, for fonts)."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,30 +12,45 @@ from voiceover.spoken import say
 NNBSP, NBSP, MINUS = "\u202f", "\u00a0", "\u2212"
 
 
-@pytest.mark.parametrize("value, screen", [
-    (6_738_415_616, f"6{NNBSP}738{NNBSP}415{NNBSP}616"),
-    (124_439_808, f"124{NNBSP}439{NNBSP}808"),
-    (4096, f"4{NNBSP}096"),
-    (384, "384"),
-    (-12_288, f"{MINUS}12{NNBSP}288"),
-])
+@pytest.mark.parametrize(
+    "value, screen",
+    [
+        (6_738_415_616, f"6{NNBSP}738{NNBSP}415{NNBSP}616"),
+        (124_439_808, f"124{NNBSP}439{NNBSP}808"),
+        (4096, f"4{NNBSP}096"),
+        (384, "384"),
+        (-12_288, f"{MINUS}12{NNBSP}288"),
+    ],
+)
 def test_integers_group_thousands_with_a_narrow_no_break_space_and_a_true_minus(value, screen):
     assert ty.fmt_int(value) == screen
     assert say(value, "entero").written == screen.replace(NNBSP, NBSP)
 
 
-@pytest.mark.parametrize("ratio, screen", [
-    (0.668389, f"66,8{NNBSP}%"), (2 / 3, f"66,7{NNBSP}%"), (0.05, f"5,0{NNBSP}%"), (1.0, f"100,0{NNBSP}%"),
-])
+@pytest.mark.parametrize(
+    "ratio, screen",
+    [
+        (0.668389, f"66,8{NNBSP}%"),
+        (2 / 3, f"66,7{NNBSP}%"),
+        (0.05, f"5,0{NNBSP}%"),
+        (1.0, f"100,0{NNBSP}%"),
+    ],
+)
 def test_percentages_have_a_decimal_comma_and_a_space_before_the_sign(ratio, screen):
     assert ty.fmt_percent(ratio) == screen
     assert say(ratio, "porcentaje").written == screen.replace(NNBSP, NBSP)
 
 
-@pytest.mark.parametrize("value, screen, subtitle", [
-    (2.29, "2,29", "2,29"), (-1.5, f"{MINUS}1,50", f"{MINUS}1,5"), (-0.001, "0,00", "0"),
-    (1234.5, f"1{NNBSP}234,50", f"1{NBSP}234,5"), (-0.5, f"{MINUS}0,50", f"{MINUS}0,5"),
-])
+@pytest.mark.parametrize(
+    "value, screen, subtitle",
+    [
+        (2.29, "2,29", "2,29"),
+        (-1.5, f"{MINUS}1,50", f"{MINUS}1,5"),
+        (-0.001, "0,00", "0"),
+        (1234.5, f"1{NNBSP}234,50", f"1{NBSP}234,5"),
+        (-0.5, f"{MINUS}0,50", f"{MINUS}0,5"),
+    ],
+)
 def test_decimals_match_between_screen_and_subtitles_but_for_spaces_and_trailing_zeros(value, screen, subtitle):
     # The spoken 'decimal' format drops trailing zeros ("dos coma cinco", written 2,5): that
     # is the one other difference, and it follows what the voice says.

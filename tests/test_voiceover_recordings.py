@@ -1,6 +1,7 @@
 """Recorded tracks: a lecturer's file replaces synthesis for its beat or segment, in any
 format, rate and channel count; silence is trimmed to the margin and the timeline moves
 to the recording's real duration. Badly named files are errors that name them."""
+
 from __future__ import annotations
 
 import subprocess
@@ -16,7 +17,7 @@ from voiceover.recordings import MARGIN_S, find_recordings
 from voiceover.script import ScriptError, load_script
 from voiceover.timeline import build_timeline
 
-SCRIPT = '''title = "Prueba"
+SCRIPT = """title = "Prueba"
 
 [[beat]]
 name = "entrada"
@@ -27,7 +28,7 @@ pause_s = 0.5
 name = "marcas"
 text = "Primero esto, {#medio} después aquello."
 pause_s = 0.5
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -43,15 +44,33 @@ def script(tmp_path):
     return load_script("prueba", path)
 
 
-def tone(path: Path, seconds: float, lead_s: float, tail_s: float, freq: int = 440,
-         rate: int = 44_100, channels: int = 2) -> Path:
+def tone(
+    path: Path, seconds: float, lead_s: float, tail_s: float, freq: int = 440, rate: int = 44_100, channels: int = 2
+) -> Path:
     """A tone with silence before and after, encoded by ffmpeg as the suffix says."""
     path.parent.mkdir(parents=True, exist_ok=True)
     delay = int(lead_s * 1000)
-    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                    f"sine=frequency={freq}:duration={seconds}:sample_rate={rate}",
-                    "-af", f"adelay={delay}|{delay},apad=pad_dur={tail_s}",
-                    "-ar", str(rate), "-ac", str(channels), str(path)], check=True)
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-nostdin",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            f"sine=frequency={freq}:duration={seconds}:sample_rate={rate}",
+            "-af",
+            f"adelay={delay}|{delay},apad=pad_dur={tail_s}",
+            "-ar",
+            str(rate),
+            "-ac",
+            str(channels),
+            str(path),
+        ],
+        check=True,
+    )
     return path
 
 
@@ -68,13 +87,14 @@ class Silent:
     def synthesize(self, text: str, out_wav: Path) -> None:
         if text in self.forbidden:
             raise AssertionError(f"synthesised {text!r}, which is recorded")
-        soundfile.write(str(out_wav), np.zeros(int(0.8 * MIX_RATE_HZ), np.float32), MIX_RATE_HZ,
-                        subtype="PCM_16", format="WAV")
+        soundfile.write(
+            str(out_wav), np.zeros(int(0.8 * MIX_RATE_HZ), np.float32), MIX_RATE_HZ, subtype="PCM_16", format="WAV"
+        )
 
 
 def test_a_recorded_track_replaces_synthesis_and_moves_the_timeline(tmp_path, script):
     root = tmp_path / "grabaciones" / "prueba"
-    whole = tone(root / "entrada.mp3", 1.5, lead_s=0.7, tail_s=0.9)                     # 44.1 kHz stereo MP3
+    whole = tone(root / "entrada.mp3", 1.5, lead_s=0.7, tail_s=0.9)  # 44.1 kHz stereo MP3
     part = tone(root / "marcas.1.flac", 2.0, lead_s=0.03, tail_s=0.6, freq=660, rate=96_000, channels=1)
     timeline = build_timeline("prueba", engine=Silent(), script=script)
 
@@ -96,7 +116,7 @@ def test_a_recorded_track_replaces_synthesis_and_moves_the_timeline(tmp_path, sc
     # And the mix plays the recording there: the 660 Hz tone fills the recorded segment.
     mono = scene_samples(timeline)
     seg = marcas.segments[0]
-    middle = mono[int((seg.start_s + 0.5) * MIX_RATE_HZ):int((seg.start_s + 1.5) * MIX_RATE_HZ)]
+    middle = mono[int((seg.start_s + 0.5) * MIX_RATE_HZ) : int((seg.start_s + 1.5) * MIX_RATE_HZ)]
     spectrum = np.abs(np.fft.rfft(middle))
     assert np.fft.rfftfreq(len(middle), 1 / MIX_RATE_HZ)[np.argmax(spectrum)] == pytest.approx(660, abs=2)
 
@@ -111,13 +131,19 @@ def test_replacing_a_recording_changes_the_timeline(tmp_path, script):
     assert longer - short == pytest.approx(1.5, abs=0.03)
 
 
-@pytest.mark.parametrize("name, message", [
-    ("salida.wav", "recording names no beat of scene 'prueba'"),
-    ("marcas.wav", "has bookmarks \\(medio\\), so its times must be measured segment by segment: "
-                   "record it as marcas.1, marcas.2"),
-    ("entrada.1.wav", "beat 'entrada' of scene 'prueba' has no bookmarks; name its recording entrada.wav"),
-    ("marcas.3.wav", "has no spoken segment 3"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("salida.wav", "recording names no beat of scene 'prueba'"),
+        (
+            "marcas.wav",
+            "has bookmarks \\(medio\\), so its times must be measured segment by segment: "
+            "record it as marcas.1, marcas.2",
+        ),
+        ("entrada.1.wav", "beat 'entrada' of scene 'prueba' has no bookmarks; name its recording entrada.wav"),
+        ("marcas.3.wav", "has no spoken segment 3"),
+    ],
+)
 def test_a_badly_named_recording_is_an_error_naming_the_file(tmp_path, script, name, message):
     path = tone(tmp_path / "grabaciones" / "prueba" / name, 0.5, 0.1, 0.1)
     with pytest.raises(ScriptError, match=message) as err:

@@ -1,4 +1,5 @@
 """Narration files: bad input is reported with the file, line and beat at fault."""
+
 from __future__ import annotations
 
 import re
@@ -112,7 +113,9 @@ def test_a_missing_number_key_names_the_script_line_and_key(tmp_path, cache):
 def test_a_number_in_the_wrong_format_names_its_field(tmp_path, cache):
     path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "Son {x:entero} pesos."\n')
     with pytest.raises(ScriptError, match=rf"{path}:4: beat 'a': field {{x:entero}}: 2.5 is not an integer"):
-        build_timeline("escena", engine=NeverSpeaks(), script=load_script("escena", path), lookup={"x": 2.5}.__getitem__)
+        build_timeline(
+            "escena", engine=NeverSpeaks(), script=load_script("escena", path), lookup={"x": 2.5}.__getitem__
+        )
 
 
 def test_numbers_are_spoken_and_written_from_the_registry(tmp_path, cache):
@@ -123,11 +126,16 @@ def test_numbers_are_spoken_and_written_from_the_registry(tmp_path, cache):
         def synthesize(self, text, out_wav):
             import numpy as np
             import soundfile
+
             spoken.append(text)
             soundfile.write(str(out_wav), np.zeros(4800, np.float32), 48_000, subtype="PCM_16", format="WAV")
 
-    timeline = build_timeline("escena", engine=Recorder(), script=load_script("escena", path),
-                              lookup={"n": 6_738_415_616, "r": 2 / 3}.__getitem__)
+    timeline = build_timeline(
+        "escena",
+        engine=Recorder(),
+        script=load_script("escena", path),
+        lookup={"n": 6_738_415_616, "r": 2 / 3}.__getitem__,
+    )
     assert spoken == ["Son unos seis mil setecientos treinta y ocho millones de pesos, dos tercios."]
     assert timeline.beats[0].segments[0].text == "Son unos 6\u00a0738 millones de pesos, dos tercios."
 
@@ -176,12 +184,15 @@ def test_a_beat_the_scene_asks_for_but_the_script_lacks_is_named(tmp_path):
         require_bookmarks(timeline_with_bookmarks(tmp_path), "despedida", [])
 
 
-@pytest.mark.parametrize("text, message", [
-    ("hola {#x mundo", r":4: beat 'a': unbalanced brace '\{'"),
-    ("hola {clave} mundo", r":4: beat 'a': malformed number field '\{clave\}'"),
-    ("hola {#} mundo", r":4: beat 'a': malformed bookmark"),
-    ("a < b", r":4: beat 'a': the speech engine cannot speak '<'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("hola {#x mundo", r":4: beat 'a': unbalanced brace '\{'"),
+        ("hola {clave} mundo", r":4: beat 'a': malformed number field '\{clave\}'"),
+        ("hola {#} mundo", r":4: beat 'a': malformed bookmark"),
+        ("a < b", r":4: beat 'a': the speech engine cannot speak '<'"),
+    ],
+)
 def test_each_malformed_text_names_file_line_and_beat(tmp_path, text, message):
     path = write(tmp_path, f'title = "T"\n[[beat]]\nname = "a"\ntext = "{text}"\n')
     with pytest.raises(ScriptError, match=re.escape(str(path)) + message):
@@ -189,7 +200,9 @@ def test_each_malformed_text_names_file_line_and_beat(tmp_path, text, message):
 
 
 def test_a_bookmark_repeated_in_another_beat_names_both(tmp_path):
-    path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "uno {#x} dos"\n'
-                           '[[beat]]\nname = "b"\ntext = "tres {#x} cuatro"\n')
+    path = write(
+        tmp_path,
+        'title = "T"\n[[beat]]\nname = "a"\ntext = "uno {#x} dos"\n[[beat]]\nname = "b"\ntext = "tres {#x} cuatro"\n',
+    )
     with pytest.raises(ScriptError, match=rf"{path}:7: beat 'b': duplicate bookmark 'x' \(already in beat 'a'\)"):
         load_script("escena", path)

@@ -1,5 +1,6 @@
 """Subtitles: SRT and WebVTT that parse with `srt` and `webvtt-py`, keep 42 characters a
 line, 2 lines a cue, 1-7 s a cue, never cross a scene cut, and lose no word."""
+
 from __future__ import annotations
 
 import re
@@ -9,17 +10,19 @@ import pytest
 import srt
 import webvtt
 
-from voiceover.subtitles import cues, write_srt, write_vtt, wrap
+from voiceover.subtitles import cues, wrap, write_srt, write_vtt
+from voiceover.timeline import BeatTiming, Segment, Timeline
 
 # The rules the subtitles must keep, pinned here rather than read from the module they test
 # (common broadcast practice for a 16:9 frame, and YouTube's readable minimum and maximum).
 MAX_LINE_CHARS, MAX_LINES = 42, 2
 MIN_CUE_S, MAX_CUE_S = 1.0, 7.0
-from voiceover.timeline import BeatTiming, Segment, Timeline
 
-LONG = ("Cada bloque de un transformer tiene dos mitades: la atención, que decide qué mirar, "
-        "y la capa feed-forward, que guarda el 66,8 % de los pesos y trabaja en silencio, "
-        "palabra por palabra, sin mirar a sus vecinas")
+LONG = (
+    "Cada bloque de un transformer tiene dos mitades: la atención, que decide qué mirar, "
+    "y la capa feed-forward, que guarda el 66,8 % de los pesos y trabaja en silencio, "
+    "palabra por palabra, sin mirar a sus vecinas"
+)
 A, B = LONG.rindex(" ", 0, 60), LONG.rindex(" ", 0, 150)  # bookmarks fall between words
 
 
@@ -46,11 +49,22 @@ def scene(name: str, beats_spec: list[tuple[list[tuple[str, float]], float]]) ->
 def lecture() -> list[Timeline]:
     return [
         # A long sentence cut by bookmarks, and one of 6 738 415 616 pesos (narrow spaces).
-        scene("uno", [([(LONG[:A], 4.0), (LONG[A + 1:B], 6.5), (LONG[B + 1:], 3.0)], 0.6),
-                      ([("Son 6\u202f738\u202f415\u202f616 pesos en total.", 3.2)], 0.4)]),
+        scene(
+            "uno",
+            [
+                ([(LONG[:A], 4.0), (LONG[A + 1 : B], 6.5), (LONG[B + 1 :], 3.0)], 0.6),
+                ([("Son 6\u202f738\u202f415\u202f616 pesos en total.", 3.2)], 0.4),
+            ],
+        ),
         # Very short segments and beats: "Sí." lasts 0.3 s; a scene ends right after speech.
-        scene("dos", [([("Sí.", 0.3)], 0.2), ([("Y no.", 0.4), ("Nada más.", 0.5)], 0.0),
-                      ([("Muy bien, sigamos con lo que importa de verdad.", 2.4)], 0.0)]),
+        scene(
+            "dos",
+            [
+                ([("Sí.", 0.3)], 0.2),
+                ([("Y no.", 0.4), ("Nada más.", 0.5)], 0.0),
+                ([("Muy bien, sigamos con lo que importa de verdad.", 2.4)], 0.0),
+            ],
+        ),
         # One segment spoken slowly for 20 s, and a lone word held for 9 s.
         scene("tres", [([(LONG, 20.0)], 1.0), ([("Fin.", 9.0)], 0.5)]),
     ]

@@ -1,5 +1,6 @@
 """Timelines: bookmark times are measured audio boundaries, the cache re-synthesises only
 what changed, and the JSON file carries what scenes need."""
+
 from __future__ import annotations
 
 import json
@@ -62,7 +63,7 @@ def test_bookmark_times_are_within_20_ms_of_the_measured_segment_boundaries(tmp_
             # Where the clip's audio really is in the mixed track: cross-correlation
             # around the timeline's claim (+-0.5 s).
             lo = max(int((seg.start_s - 0.5) * rate), 0)
-            window = mixed[lo:lo + len(clip) + rate]
+            window = mixed[lo : lo + len(clip) + rate]
             lag = int(np.argmax(correlate(window, clip, mode="valid", method="fft")))
             found_s = (lo + lag) / rate
             assert abs(found_s - seg.start_s) < 0.020, (beat.name, i, found_s, seg.start_s)
@@ -83,8 +84,8 @@ def test_a_bookmark_in_mid_sentence_adds_no_pause(tmp_path):
         data, rate = soundfile.read(seg.clip, dtype="float32")
         _, last = voice_bounds(data, rate)
         trailing.append((len(data) - last) / rate)
-    assert trailing[0] < 0.06, trailing   # espeak-ng's sentence pause is dropped in mid-sentence...
-    assert trailing[1] > 0.2, trailing    # ...and kept where the sentence really ends
+    assert trailing[0] < 0.06, trailing  # espeak-ng's sentence pause is dropped in mid-sentence...
+    assert trailing[1] > 0.2, trailing  # ...and kept where the sentence really ends
 
 
 def test_editing_one_beat_resynthesises_that_beat_only(tmp_path):
@@ -115,8 +116,7 @@ def test_the_timeline_json_holds_text_start_duration_bookmarks_and_total(tmp_pat
     data = json.loads(timeline_path("prueba").read_text(encoding="utf-8"))
     assert data["total_s"] == pytest.approx(timeline.total_s)
     beat = data["beats"][0]
-    assert beat["text"] == ("La capa feed-forward transforma cada vector por separado, "
-                            "y luego devuelve el resultado.")
+    assert beat["text"] == ("La capa feed-forward transforma cada vector por separado, y luego devuelve el resultado.")
     assert beat["start_s"] == 0 and beat["duration_s"] == pytest.approx(beat["speech_s"] + 0.4)
     assert set(beat["bookmarks"]) == {"capa", "vector"}
     assert load_timeline("prueba") == timeline

@@ -1,4 +1,5 @@
 """`ffn-video publish --dry-run`: the bundle made from a (synthetic) build's outputs."""
+
 from __future__ import annotations
 
 import json
@@ -55,11 +56,18 @@ def test_dry_run_writes_a_bundle_that_passes_every_rule(lecture, capsys):
 
     meta = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
     assert meta["snippet"] == {
-        "title": "La capa feed-forward, explicada con números reales", "description": description,
-        "tags": ["transformer", "feed-forward", "redes neuronales"], "categoryId": "27",
-        "defaultLanguage": "es", "defaultAudioLanguage": "es"}
-    assert meta["status"] == {"privacyStatus": "private", "selfDeclaredMadeForKids": False,
-                              "containsSyntheticMedia": True}
+        "title": "La capa feed-forward, explicada con números reales",
+        "description": description,
+        "tags": ["transformer", "feed-forward", "redes neuronales"],
+        "categoryId": "27",
+        "defaultLanguage": "es",
+        "defaultAudioLanguage": "es",
+    }
+    assert meta["status"] == {
+        "privacyStatus": "private",
+        "selfDeclaredMadeForKids": False,
+        "containsSyntheticMedia": True,
+    }
     assert meta["caption"] == {"language": "es", "name": "Español"}
     assert not list(folder.glob("*.part"))
 
@@ -73,8 +81,9 @@ def test_a_second_dry_run_keeps_the_copied_video_and_takes_the_privacy_asked_for
 
 
 def test_a_recorded_narration_is_declared_as_not_synthetic(lecture):
-    (lecture / "youtube.toml").write_text(SETTINGS.replace("synthetic_media = true", "synthetic_media = false"),
-                                          encoding="utf-8")
+    (lecture / "youtube.toml").write_text(
+        SETTINGS.replace("synthetic_media = true", "synthetic_media = false"), encoding="utf-8"
+    )
     report = make_bundle("preview")
     meta = json.loads(report.paths.metadata.read_text(encoding="utf-8"))
     assert meta["status"]["containsSyntheticMedia"] is False
@@ -99,8 +108,9 @@ def test_missing_build_outputs_say_which_build_command_makes_them(tmp_path, monk
 
 
 def test_a_title_too_long_is_refused_naming_the_settings_file(lecture, capsys):
-    (lecture / "youtube.toml").write_text(SETTINGS.replace('title = "La capa', f'title = "{"x" * 90} La capa'),
-                                          encoding="utf-8")
+    (lecture / "youtube.toml").write_text(
+        SETTINGS.replace('title = "La capa', f'title = "{"x" * 90} La capa'), encoding="utf-8"
+    )
     assert main(["publish", "--dry-run", "--quality", "preview"]) == 2
     err = capsys.readouterr().err
     assert str(lecture / "youtube.toml") in err.replace("\n", "") and "100" in err
@@ -115,11 +125,14 @@ def test_settings_beside_the_plan_win_over_the_lectures_own(lecture, tmp_path):
     assert len(default.title) <= 100 and default.made_for_kids is False
 
 
-@pytest.mark.parametrize("broken, complaint", [
-    ('[youtube]\nprivacy = "secreto"', "privacy"),
-    ('[youtube]\nmade_for_kids = "no"', "made_for_kids"),
-    ("color = 3", "claves desconocidas"),
-])
+@pytest.mark.parametrize(
+    "broken, complaint",
+    [
+        ('[youtube]\nprivacy = "secreto"', "privacy"),
+        ('[youtube]\nmade_for_kids = "no"', "made_for_kids"),
+        ("color = 3", "claves desconocidas"),
+    ],
+)
 def test_bad_settings_name_the_file_and_the_key(tmp_path, broken, complaint):
     path = tmp_path / "youtube.toml"
     path.write_text(SETTINGS.replace("[youtube]\nsynthetic_media = true", "") + broken, encoding="utf-8")

@@ -1,5 +1,6 @@
 """`ffn-video check`: a good bundle passes every rule; a bundle broken one rule at a time
 fails that rule alone, with a Spanish message, and the command exits non-zero."""
+
 from __future__ import annotations
 
 import json
@@ -51,6 +52,7 @@ def _reencode(*args):
         tmp = paths.folder / "tmp.mp4"
         ffmpeg("-i", str(paths.video), *args, str(tmp))
         tmp.replace(paths.video)
+
     return breaker
 
 
@@ -60,22 +62,43 @@ def _noise_thumbnail(paths: BundlePaths) -> None:
 
 
 BREAKAGES = {
-    "contenedor y códecs": _reencode("-c:v", "libx264", "-profile:v", "main", "-c:a", "copy",
-                                     "-movflags", "+faststart"),
-    "GOP cerrado": _reencode("-c:v", "libx264", "-x264-params", "open-gop=1:keyint=12", "-c:a", "copy",
-                             "-movflags", "+faststart"),
+    "contenedor y códecs": _reencode(
+        "-c:v", "libx264", "-profile:v", "main", "-c:a", "copy", "-movflags", "+faststart"
+    ),
+    "GOP cerrado": _reencode(
+        "-c:v", "libx264", "-x264-params", "open-gop=1:keyint=12", "-c:a", "copy", "-movflags", "+faststart"
+    ),
     "inicio rápido": _reencode("-c", "copy"),  # no +faststart: the index goes at the end
     "audio": _reencode("-c:v", "copy", "-c:a", "aac", "-ar", "44100", "-movflags", "+faststart"),
     # The same narration, quieter, or with short loud bursts mixed in (-16 LUFS or so, but
     # peaks near full scale): the content stays, so only loudness or peak is wrong.
-    "sonoridad": _reencode("-c:v", "copy", "-af", "volume=-14dB", "-c:a", "aac", "-ar", "48000",
-                           "-movflags", "+faststart"),
-    "pico real": _reencode("-f", "lavfi", "-i", "aevalsrc=if(lt(mod(t\\,2)\\,0.01)\\,0.85*sin(2*PI*3000*t)\\,0)"
-                           ":s=48000:d=32", "-filter_complex", "[0:a]volume=-1.5dB[a];[1:a]pan=stereo|c0=c0|c1=c0[b];"
-                           "[a][b]amix=inputs=2:normalize=0:duration=first,apad=whole_dur=32,atrim=end=32[m]", "-map", "0:v", "-map", "[m]", "-c:v", "copy",
-                           "-c:a", "aac", "-ar", "48000", "-movflags", "+faststart"),
-    "sincronía": _reencode("-c:v", "copy", "-af", "adelay=100|100,atrim=end=32", "-c:a", "aac", "-ar", "48000",
-                           "-movflags", "+faststart"),
+    "sonoridad": _reencode(
+        "-c:v", "copy", "-af", "volume=-14dB", "-c:a", "aac", "-ar", "48000", "-movflags", "+faststart"
+    ),
+    "pico real": _reencode(
+        "-f",
+        "lavfi",
+        "-i",
+        "aevalsrc=if(lt(mod(t\\,2)\\,0.01)\\,0.85*sin(2*PI*3000*t)\\,0):s=48000:d=32",
+        "-filter_complex",
+        "[0:a]volume=-1.5dB[a];[1:a]pan=stereo|c0=c0|c1=c0[b];"
+        "[a][b]amix=inputs=2:normalize=0:duration=first,apad=whole_dur=32,atrim=end=32[m]",
+        "-map",
+        "0:v",
+        "-map",
+        "[m]",
+        "-c:v",
+        "copy",
+        "-c:a",
+        "aac",
+        "-ar",
+        "48000",
+        "-movflags",
+        "+faststart",
+    ),
+    "sincronía": _reencode(
+        "-c:v", "copy", "-af", "adelay=100|100,atrim=end=32", "-c:a", "aac", "-ar", "48000", "-movflags", "+faststart"
+    ),
     "capítulos": _set_description(lambda d: d.replace("0:20 XOR", "0:25 XOR").replace("0:10 La", "0:05 La")),
     "subtítulos": lambda p: p.captions.write_text("1\n00:00:01 --> tarde\nsin tiempos\n", encoding="utf-8"),
     "miniatura: tamaño": lambda p: Image.new("RGB", (640, 360)).save(p.thumbnail),

@@ -1,5 +1,6 @@
 """Facts read from an MP4 for YouTube (codecs, closed GOPs, loudness), on tiny synthetic media;
 also the helpers the other YouTube tests use to make a fake build's outputs in seconds."""
+
 from __future__ import annotations
 
 import subprocess
@@ -9,30 +10,66 @@ import pytest
 
 from lecture.youtube.media import gop_facts, loudness, stream_facts
 
-DURATION_S = 32          # room for three chapters of at least 10 s
-TONE_GAIN_DB = 2.06      # lavfi's sine is 1/8 full scale: 997 Hz on both channels at -16 LUFS
+DURATION_S = 32  # room for three chapters of at least 10 s
+TONE_GAIN_DB = 2.06  # lavfi's sine is 1/8 full scale: 997 Hz on both channels at -16 LUFS
 
 
 def ffmpeg(*args: str) -> None:
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args], check=True)
 
 
-def make_video(out: Path, *, duration_s: float = DURATION_S, gain_db: float = TONE_GAIN_DB,
-               audio: str | None = None, video_args: tuple[str, ...] = (), audio_args: tuple[str, ...] = (),
-               faststart: bool = True) -> Path:
+def make_video(
+    out: Path,
+    *,
+    duration_s: float = DURATION_S,
+    gain_db: float = TONE_GAIN_DB,
+    audio: str | None = None,
+    video_args: tuple[str, ...] = (),
+    audio_args: tuple[str, ...] = (),
+    faststart: bool = True,
+) -> Path:
     """testsrc at 128x72, 5 fps, and a 997 Hz tone (or the lavfi `audio` source given), as
     H.264 High yuv420p + AAC-LC 48 kHz stereo unless `video_args`/`audio_args` say otherwise."""
     # The tone carries a faint seeded noise (22 dB under it: loudness moves by under 0.1 LU),
     # so the narration-sync check can match scenes without a periodic signal's ambiguity.
-    source = audio or (f"sine=frequency=997:sample_rate=48000:duration={duration_s}[t];"
-                       f"anoisesrc=color=pink:seed=7:amplitude=0.01:sample_rate=48000:duration={duration_s}[n];"
-                       f"[t][n]amix=inputs=2:normalize=0")
-    ffmpeg("-f", "lavfi", "-i", f"testsrc=size=128x72:rate=5:duration={duration_s}",
-           "-f", "lavfi", "-i", source,
-           "-af", f"pan=stereo|c0=c0|c1=c0,volume={gain_db}dB",
-           "-c:v", "libx264", "-preset", "veryfast", "-profile:v", "high", "-pix_fmt", "yuv420p", "-g", "25",
-           *video_args, "-c:a", "aac", "-b:a", "96k", "-ar", "48000", *audio_args,
-           *(["-movflags", "+faststart"] if faststart else []), "-shortest", str(out))
+    source = audio or (
+        f"sine=frequency=997:sample_rate=48000:duration={duration_s}[t];"
+        f"anoisesrc=color=pink:seed=7:amplitude=0.01:sample_rate=48000:duration={duration_s}[n];"
+        f"[t][n]amix=inputs=2:normalize=0"
+    )
+    ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        f"testsrc=size=128x72:rate=5:duration={duration_s}",
+        "-f",
+        "lavfi",
+        "-i",
+        source,
+        "-af",
+        f"pan=stereo|c0=c0|c1=c0,volume={gain_db}dB",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "veryfast",
+        "-profile:v",
+        "high",
+        "-pix_fmt",
+        "yuv420p",
+        "-g",
+        "25",
+        *video_args,
+        "-c:a",
+        "aac",
+        "-b:a",
+        "96k",
+        "-ar",
+        "48000",
+        *audio_args,
+        *(["-movflags", "+faststart"] if faststart else []),
+        "-shortest",
+        str(out),
+    )
     return out
 
 
@@ -49,8 +86,10 @@ La mitad famosa es la más pequeña.
 ¡Una recta no basta!
 """
 
-CHAPTERS = "0:00 Panorama: qué hace la capa feed-forward\n0:10 La mitad famosa es la más pequeña\n" \
-           "0:20 XOR: lo que una recta no puede\n"
+CHAPTERS = (
+    "0:00 Panorama: qué hace la capa feed-forward\n0:10 La mitad famosa es la más pequeña\n"
+    "0:20 XOR: lo que una recta no puede\n"
+)
 
 SETTINGS = """
 title = "La capa feed-forward, explicada con números reales"
@@ -84,16 +123,40 @@ def write_scenes(folder: Path) -> None:
     import json
 
     lecture = folder / "lecture.mp4"
-    total = float(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
-                                  str(lecture)], capture_output=True, text=True, check=True).stdout)
+    total = float(
+        subprocess.run(
+            ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(lecture)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     (folder / "scenes").mkdir(exist_ok=True)
     entries = []
     for i, start in enumerate(SCENE_STARTS_S):
         end = SCENE_STARTS_S[i + 1] if i + 1 < len(SCENE_STARTS_S) else round(total)
         name = f"escena{i}"
-        ffmpeg("-ss", str(start), "-i", str(lecture), "-t", str(end - start), "-c:v", "libx264", "-preset",
-               "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-ar", "48000",
-               str(folder / "scenes" / f"{name}.mp4"))
+        ffmpeg(
+            "-ss",
+            str(start),
+            "-i",
+            str(lecture),
+            "-t",
+            str(end - start),
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "96k",
+            "-ar",
+            "48000",
+            str(folder / "scenes" / f"{name}.mp4"),
+        )
         entries.append({"name": name, "file": f"scenes/{name}.mp4", "frames": (end - start) * 5, "fps": 5.0})
     (folder / "scenes.json").write_text(json.dumps({"scenes": entries}), encoding="utf-8")
 

@@ -1,5 +1,6 @@
 """The upload, offline: googleapiclient's own HttpMockSequence answers as YouTube would, on a
 client built from the discovery document the library ships. Nothing here touches the network."""
+
 from __future__ import annotations
 
 import email.parser
@@ -34,9 +35,15 @@ from lecture.youtube.publish import upload
 from lecture.youtube.upload import PublishError, Retry, build_service, publish_bundle
 
 SESSION = "https://youtube.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&upload_id=abc"
-CLIENT = {"installed": {"client_id": "123-abc.apps.googleusercontent.com", "client_secret": "s3cr3t",
-                        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
-                        "token_uri": "https://oauth2.googleapis.com/token", "redirect_uris": ["http://localhost"]}}
+CLIENT = {
+    "installed": {
+        "client_id": "123-abc.apps.googleusercontent.com",
+        "client_secret": "s3cr3t",
+        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+        "token_uri": "https://oauth2.googleapis.com/token",
+        "redirect_uris": ["http://localhost"],
+    }
+}
 
 
 class ScriptedHttp(HttpMockSequence):
@@ -50,8 +57,10 @@ class ScriptedHttp(HttpMockSequence):
 
     def calls(self) -> list[tuple[str, str]]:
         """(method, path) of each request, in order."""
-        return [(method, uri.split("://", 1)[1].split("/", 1)[1].split("?")[0])
-                for uri, method, _, _ in self.request_sequence]
+        return [
+            (method, uri.split("://", 1)[1].split("/", 1)[1].split("?")[0])
+            for uri, method, _, _ in self.request_sequence
+        ]
 
 
 @pytest.fixture(autouse=True)
@@ -61,6 +70,7 @@ def no_network(monkeypatch):
 
     def refuse(*args, **kwargs):
         raise AssertionError(f"a test tried to use the network: {args[:2]}")
+
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     monkeypatch.setattr(socket.socket, "connect", refuse)
 
@@ -70,14 +80,15 @@ def ok(body: dict | str = "", **headers) -> tuple[dict, str]:
 
 
 def error(status: int, reason: str, message: str) -> tuple[dict, str]:
-    return {"status": str(status)}, json.dumps({"error": {"code": status, "message": message,
-                                                          "errors": [{"reason": reason, "message": message}]}})
+    return {"status": str(status)}, json.dumps(
+        {"error": {"code": status, "message": message, "errors": [{"reason": reason, "message": message}]}}
+    )
 
 
 FIRST_UPLOAD_TAIL = [
     ok({"id": "vid123", "snippet": {"title": "t"}}),  # the video's bytes, in one PUT
-    ok({"id": "cap456"}),                            # captions.insert
-    ok({"kind": "youtube#thumbnailSetResponse"}),    # thumbnails.set
+    ok({"id": "cap456"}),  # captions.insert
+    ok({"kind": "youtube#thumbnailSetResponse"}),  # thumbnails.set
 ]
 
 
@@ -117,8 +128,9 @@ def sleeps() -> list[float]:
 
 def publish(bundle, script, sleeps, **kwargs):
     http = ScriptedHttp(list(script))
-    result = publish_bundle(build_service(http=http), bundle, retry=Retry(sleep=sleeps.append, rand=lambda: 0.0),
-                            **kwargs)
+    result = publish_bundle(
+        build_service(http=http), bundle, retry=Retry(sleep=sleeps.append, rand=lambda: 0.0), **kwargs
+    )
     assert not http._iterable, "unused answers left in the script"
     return result, http
 
@@ -134,8 +146,12 @@ def multipart(body, headers) -> tuple[dict, bytes]:
 def test_first_publish_uploads_video_captions_and_thumbnail_with_the_bundles_metadata(bundle, sleeps):
     published, http = publish(bundle, [ok(location=SESSION), *FIRST_UPLOAD_TAIL], sleeps)
     assert published.video_id == "vid123" and published.action == "subido" and sleeps == []
-    assert http.calls() == [("POST", "upload/youtube/v3/videos"), ("PUT", "upload/youtube/v3/videos"),
-                            ("POST", "upload/youtube/v3/captions"), ("POST", "upload/youtube/v3/thumbnails/set")]
+    assert http.calls() == [
+        ("POST", "upload/youtube/v3/videos"),
+        ("PUT", "upload/youtube/v3/videos"),
+        ("POST", "upload/youtube/v3/captions"),
+        ("POST", "upload/youtube/v3/thumbnails/set"),
+    ]
     (start_uri, _, start_body, start_headers), (put_uri, _, _, put_headers) = http.request_sequence[:2]
     assert "uploadType=resumable" in start_uri and "part=snippet%2Cstatus" in start_uri
     assert start_headers["X-Upload-Content-Type"] == "video/mp4"
@@ -144,10 +160,15 @@ def test_first_publish_uploads_video_captions_and_thumbnail_with_the_bundles_met
     assert sent == {"snippet": meta["snippet"], "status": meta["status"]}
     assert sent["snippet"]["categoryId"] == "27" and sent["snippet"]["defaultLanguage"] == "es"
     assert sent["snippet"]["defaultAudioLanguage"] == "es"
-    assert sent["status"] == {"privacyStatus": "private", "selfDeclaredMadeForKids": False,
-                              "containsSyntheticMedia": True}
-    assert put_uri == SESSION and put_headers["Content-Range"] == f"bytes 0-{bundle.video.stat().st_size - 1}/" \
-                                                                   f"{bundle.video.stat().st_size}"
+    assert sent["status"] == {
+        "privacyStatus": "private",
+        "selfDeclaredMadeForKids": False,
+        "containsSyntheticMedia": True,
+    }
+    assert (
+        put_uri == SESSION
+        and put_headers["Content-Range"] == f"bytes 0-{bundle.video.stat().st_size - 1}/{bundle.video.stat().st_size}"
+    )
 
     caption_uri, _, caption_body, caption_headers = http.request_sequence[2]
     assert "part=snippet" in caption_uri
@@ -170,14 +191,19 @@ def test_a_503_is_retried_with_backoff_and_uploads_one_video(bundle, sleeps):
     assert json.loads(http.request_sequence[1][2])["status"]["privacyStatus"] == "unlisted"
 
 
-@pytest.mark.parametrize("failure", [ConnectionResetError("conexión cortada"),
-                                     error(502, "badGateway", "Bad Gateway")],
-                         ids=["conexión cortada", "502 a mitad de subida"])
+@pytest.mark.parametrize(
+    "failure",
+    [ConnectionResetError("conexión cortada"), error(502, "badGateway", "Bad Gateway")],
+    ids=["conexión cortada", "502 a mitad de subida"],
+)
 def test_an_upload_cut_midway_resumes_from_the_bytes_youtube_has(bundle, sleeps, failure):
     size = bundle.video.stat().st_size
-    script = [ok(location=SESSION), failure,
-              ({"status": "308", "range": "bytes=0-999"}, ""),  # the status query: YouTube has 1000 bytes
-              *FIRST_UPLOAD_TAIL]
+    script = [
+        ok(location=SESSION),
+        failure,
+        ({"status": "308", "range": "bytes=0-999"}, ""),  # the status query: YouTube has 1000 bytes
+        *FIRST_UPLOAD_TAIL,
+    ]
     published, http = publish(bundle, script, sleeps)
     assert published.video_id == "vid123" and len(sleeps) == 1
     query, resume = http.request_sequence[2], http.request_sequence[3]
@@ -195,8 +221,11 @@ def test_retries_back_off_exponentially_and_then_give_up_with_a_clear_error(bund
 
 def test_an_exhausted_quota_says_to_try_tomorrow(bundle, sleeps):
     with pytest.raises(PublishError, match="cuota diaria"):
-        publish(bundle, [error(403, "quotaExceeded", "The request cannot be completed because you have "
-                                                      "exceeded your quota.")], sleeps)
+        publish(
+            bundle,
+            [error(403, "quotaExceeded", "The request cannot be completed because you have exceeded your quota.")],
+            sleeps,
+        )
 
 
 def test_a_401_is_a_clear_error_about_credentials_and_records_nothing(bundle, sleeps):
@@ -213,16 +242,22 @@ def test_publishing_again_updates_the_same_video_instead_of_uploading_another(bu
     meta["snippet"]["title"] = "Título corregido"
     bundle.metadata.write_text(json.dumps(meta), encoding="utf-8")
 
-    script = [ok({"items": [{"id": "vid123", "status": {"privacyStatus": "public"}}]}),       # videos.list
-              ok({"id": "vid123"}),                                                          # videos.update
-              ok({"items": [{"id": "cap456", "snippet": {"language": "es", "name": "Español"}}]}),  # captions.list
-              ok({"id": "cap456"}),                                                          # captions.update
-              ok({})]                                                                        # thumbnails.set
+    script = [
+        ok({"items": [{"id": "vid123", "status": {"privacyStatus": "public"}}]}),  # videos.list
+        ok({"id": "vid123"}),  # videos.update
+        ok({"items": [{"id": "cap456", "snippet": {"language": "es", "name": "Español"}}]}),  # captions.list
+        ok({"id": "cap456"}),  # captions.update
+        ok({}),
+    ]  # thumbnails.set
     published, http = publish(bundle, script, sleeps)
     assert published.video_id == "vid123" and published.action == "actualizado"
-    assert http.calls() == [("GET", "youtube/v3/videos"), ("PUT", "youtube/v3/videos"),
-                            ("GET", "youtube/v3/captions"), ("PUT", "upload/youtube/v3/captions"),
-                            ("POST", "upload/youtube/v3/thumbnails/set")]
+    assert http.calls() == [
+        ("GET", "youtube/v3/videos"),
+        ("PUT", "youtube/v3/videos"),
+        ("GET", "youtube/v3/captions"),
+        ("PUT", "upload/youtube/v3/captions"),
+        ("POST", "upload/youtube/v3/thumbnails/set"),
+    ]
     update = json.loads(http.request_sequence[1][2])
     assert update["id"] == "vid123" and update["snippet"]["title"] == "Título corregido"
     assert update["status"]["privacyStatus"] == "public"  # kept as it is on YouTube
@@ -235,8 +270,13 @@ def test_republishing_puts_back_a_missing_caption_track_and_warns_of_a_changed_v
     publish(bundle, [ok(location=SESSION), *FIRST_UPLOAD_TAIL], sleeps)
     with open(bundle.video, "ab") as f:
         f.write(b"\0")  # a new build: the file on YouTube cannot be replaced
-    script = [ok({"items": [{"id": "vid123", "status": {"privacyStatus": "private"}}]}), ok({"id": "vid123"}),
-              ok({"items": []}), ok({"id": "cap789"}), ok({})]
+    script = [
+        ok({"items": [{"id": "vid123", "status": {"privacyStatus": "private"}}]}),
+        ok({"id": "vid123"}),
+        ok({"items": []}),
+        ok({"id": "cap789"}),
+        ok({}),
+    ]
     published, http = publish(bundle, script, sleeps)
     assert http.calls()[2:4] == [("GET", "youtube/v3/captions"), ("POST", "upload/youtube/v3/captions")]
     assert json.loads(bundle.published.read_text(encoding="utf-8"))["caption_id"] == "cap789"
@@ -252,6 +292,7 @@ def test_a_video_deleted_on_youtube_is_reported_not_uploaded_again(bundle, sleep
 
 # --- bad input: a clear error, naming the file, before any request -----------------------
 
+
 def _upload_with(lecture, secrets, script=()):
     http = ScriptedHttp(list(script))
     try:
@@ -260,12 +301,15 @@ def _upload_with(lecture, secrets, script=()):
         assert http.request_sequence == [], "a request was sent before the input was checked"
 
 
-@pytest.mark.parametrize("content, complaint", [
-    (None, "no existe el archivo de secretos"),
-    ("{ no es json", "no es un JSON válido"),
-    (json.dumps({"web": CLIENT["installed"]}), "«Aplicación web»"),
-    (json.dumps({"installed": {"client_id": "x"}}), "le faltan client_secret, auth_uri, token_uri"),
-])
+@pytest.mark.parametrize(
+    "content, complaint",
+    [
+        (None, "no existe el archivo de secretos"),
+        ("{ no es json", "no es un JSON válido"),
+        (json.dumps({"web": CLIENT["installed"]}), "«Aplicación web»"),
+        (json.dumps({"installed": {"client_id": "x"}}), "le faltan client_secret, auth_uri, token_uri"),
+    ],
+)
 def test_bad_client_secrets_are_refused_naming_the_file(lecture, content, complaint):
     secrets = lecture / "secretos.json"
     if content is not None:
@@ -284,8 +328,9 @@ def test_a_bundle_that_fails_the_check_is_not_uploaded(lecture):
 
 
 def test_a_title_too_long_is_refused_before_any_request(lecture):
-    (lecture / "youtube.toml").write_text(SETTINGS.replace('title = "La capa', f'title = "{"y" * 80} La capa'),
-                                          encoding="utf-8")
+    (lecture / "youtube.toml").write_text(
+        SETTINGS.replace('title = "La capa', f'title = "{"y" * 80} La capa'), encoding="utf-8"
+    )
     with pytest.raises(YoutubeError, match="el título tiene 131 caracteres") as err:
         _upload_with(lecture, lecture / "client_secret.json")
     assert str(lecture / "youtube.toml") in str(err.value)
@@ -302,13 +347,16 @@ def test_upload_through_the_cli_records_the_video(lecture, monkeypatch, capsys):
     http = ScriptedHttp([ok(location=SESSION), *FIRST_UPLOAD_TAIL])
     monkeypatch.setattr("lecture.youtube.publish.credentials", lambda path: None)
     monkeypatch.setattr("lecture.youtube.publish.build_service", lambda creds: build_service(http=http))
-    assert main(["publish", "--upload", "--quality", "preview", "--client-secrets",
-                 str(lecture / "client_secret.json")]) == 0
+    assert (
+        main(["publish", "--upload", "--quality", "preview", "--client-secrets", str(lecture / "client_secret.json")])
+        == 0
+    )
     assert "vídeo subido: https://youtu.be/vid123" in capsys.readouterr().out
     assert json.loads((lecture / "renders/preview/youtube/published.json").read_text())["video_id"] == "vid123"
 
 
 # --- the token ----------------------------------------------------------------------------
+
 
 def _fake_consent(token: str):
     """Stands for the browser consent: credentials valid for an hour (a stored token without
@@ -322,9 +370,15 @@ def _fake_consent(token: str):
     def flow(config):
         calls.append(config["installed"]["client_id"])
         c = config["installed"]
-        return Credentials(token=token, refresh_token="1//refresh", client_id=c["client_id"],
-                           client_secret=c["client_secret"], token_uri=c["token_uri"],
-                           expiry=datetime.now(UTC).replace(tzinfo=None) + timedelta(hours=1))
+        return Credentials(
+            token=token,
+            refresh_token="1//refresh",
+            client_id=c["client_id"],
+            client_secret=c["client_secret"],
+            token_uri=c["token_uri"],
+            expiry=datetime.now(UTC).replace(tzinfo=None) + timedelta(hours=1),
+        )
+
     return flow, calls
 
 

@@ -1,15 +1,16 @@
 """Atomic file writes: a temp file in the same folder, then a rename, so no reader ever
 sees half a file and an interrupted run leaves nothing corrupt behind; and the content
 hash that checks a file later."""
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 
 @contextmanager
@@ -17,8 +18,7 @@ def atomic_path(target: Path) -> Iterator[Path]:
     """Yield a temporary path next to `target`; rename it onto `target` on success."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix + ".part",
-                               dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix + ".part", dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:

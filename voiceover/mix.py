@@ -9,12 +9,13 @@ whole to -16 LUFS integrated with true peak <= -1 dBTP: a gain measured with pyl
 (ITU-R BS.1770), then ffmpeg's `alimiter` run at 4x oversampling as a true-peak limiter
 (gain alone cannot reach both targets with espeak-ng's 0 dBFS peaks).
 """
+
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyloudnorm
@@ -40,16 +41,22 @@ class Loudness:
 
 def silence(samples: int, channels: int = 1) -> AudioSegment:
     """Exactly `samples` frames of digital silence at the mix rate."""
-    return AudioSegment(data=bytes(max(samples, 0) * SAMPLE_WIDTH_BYTES * channels),
-                        sample_width=SAMPLE_WIDTH_BYTES, frame_rate=MIX_RATE_HZ, channels=channels)
+    return AudioSegment(
+        data=bytes(max(samples, 0) * SAMPLE_WIDTH_BYTES * channels),
+        sample_width=SAMPLE_WIDTH_BYTES,
+        frame_rate=MIX_RATE_HZ,
+        channels=channels,
+    )
 
 
 def read_clip(path: str | Path) -> AudioSegment:
     """One clip as written by the engines: 48 kHz mono 16-bit."""
     clip = AudioSegment.from_wav(str(path))
     if (clip.frame_rate, clip.channels, clip.sample_width) != (MIX_RATE_HZ, 1, SAMPLE_WIDTH_BYTES):
-        raise ValueError(f"{path}: clip is {clip.frame_rate} Hz, {clip.channels} channel(s), "
-                         f"{8 * clip.sample_width}-bit; expected {CLIP_RATE_HZ} Hz mono 16-bit")
+        raise ValueError(
+            f"{path}: clip is {clip.frame_rate} Hz, {clip.channels} channel(s), "
+            f"{8 * clip.sample_width}-bit; expected {CLIP_RATE_HZ} Hz mono 16-bit"
+        )
     return clip
 
 
@@ -100,15 +107,17 @@ def concat_wavs(wavs: Sequence[Path], out_wav: Path) -> Path:
         if part.channels != 2:
             part = part.set_channels(2)
         parts.append(part.set_sample_width(SAMPLE_WIDTH_BYTES))
-    whole = AudioSegment(data=b"".join(p.raw_data for p in parts), sample_width=SAMPLE_WIDTH_BYTES,
-                         frame_rate=MIX_RATE_HZ, channels=2)
+    whole = AudioSegment(
+        data=b"".join(p.raw_data for p in parts), sample_width=SAMPLE_WIDTH_BYTES, frame_rate=MIX_RATE_HZ, channels=2
+    )
     with atomic_path(Path(out_wav)) as tmp:
         whole.export(str(tmp), format="wav")
     return Path(out_wav)
 
 
-def normalize(in_wav: Path, out_wav: Path, target_lufs: float = TARGET_LUFS,
-              ceiling_dbtp: float = TRUE_PEAK_CEILING_DBTP) -> Loudness:
+def normalize(
+    in_wav: Path, out_wav: Path, target_lufs: float = TARGET_LUFS, ceiling_dbtp: float = TRUE_PEAK_CEILING_DBTP
+) -> Loudness:
     """Gain to `target_lufs`, then a true-peak limiter under `ceiling_dbtp`; returns what it
     measured on the result (48 kHz stereo 16-bit).
 
@@ -132,11 +141,30 @@ def normalize(in_wav: Path, out_wav: Path, target_lufs: float = TARGET_LUFS,
     for _ in range(4):
         with atomic_path(Path(out_wav)) as tmp:
             proc = subprocess.run(
-                ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", str(in_wav), "-af",
-                 f"{first}volume={gain_db:.3f}dB,aresample={4 * MIX_RATE_HZ},"
-                 f"alimiter=limit={limit:.4f}:level=false:attack=1:release=60,aresample={MIX_RATE_HZ}{last}",
-                 "-ar", str(MIX_RATE_HZ), "-ac", "2", "-c:a", "pcm_s16le", "-f", "wav", str(tmp)],
-                capture_output=True, text=True)
+                [
+                    "ffmpeg",
+                    "-nostdin",
+                    "-loglevel",
+                    "error",
+                    "-y",
+                    "-i",
+                    str(in_wav),
+                    "-af",
+                    f"{first}volume={gain_db:.3f}dB,aresample={4 * MIX_RATE_HZ},"
+                    f"alimiter=limit={limit:.4f}:level=false:attack=1:release=60,aresample={MIX_RATE_HZ}{last}",
+                    "-ar",
+                    str(MIX_RATE_HZ),
+                    "-ac",
+                    "2",
+                    "-c:a",
+                    "pcm_s16le",
+                    "-f",
+                    "wav",
+                    str(tmp),
+                ],
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode != 0:
                 raise RuntimeError(f"ffmpeg could not normalise {in_wav}: {proc.stderr.strip()[-400:]}")
         result = measure(out_wav)

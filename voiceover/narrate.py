@@ -9,14 +9,15 @@ the repository root, or absolute). Options override the
 `FFN_VOICE_ENGINE`, `FFN_VOICE`, `FFN_VOICE_SPEED`, `FFN_PIPER_MODEL` and
 `FFN_RECORDINGS_DIR` environment variables for this run (see `voiceover.engines`).
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 import time
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from voiceover.engines import DEFAULT_ENGINE, ENGINE_NAMES, EngineError, identity, resolve_engine
@@ -32,8 +33,8 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class PlannedNarration:
-    scene: str               # the scene's name in the plan
-    script: str              # its narration's name (the timeline is stored under it)
+    scene: str  # the scene's name in the plan
+    script: str  # its narration's name (the timeline is stored under it)
     script_path: Path | None  # explicit narration file, or None for the default folder
 
 
@@ -60,8 +61,10 @@ def plan_scripts(path: Path | None = None) -> list[PlannedNarration]:
             # The narration name is written once, in the scene's class (see lecture.plan).
             script = declared_script(module, entry["class"]) if module.exists() else None
         if not isinstance(entry.get("name"), str) or not isinstance(script, str):
-            raise PlanError(f"{path}: [[scene]] #{i} needs `name`, and `script` or a `module` and `class` "
-                            f"whose class declares `script = \"...\"`")
+            raise PlanError(
+                f"{path}: [[scene]] #{i} needs `name`, and `script` or a `module` and `class` "
+                f'whose class declares `script = "..."`'
+            )
         explicit = REPO_ROOT / entry["script_path"] if "script_path" in entry else None
         scenes.append(PlannedNarration(entry["name"], script, explicit))
     if not scenes:
@@ -75,23 +78,34 @@ def select_scenes(plan: list[PlannedNarration], wanted: list[str], path: Path) -
     known = [entry.scene for entry in plan]
     unknown = [w for w in wanted if w not in known]
     if unknown:
-        raise PlanError(f"{path}: no scene named {', '.join(repr(u) for u in unknown)} "
-                        f"(the plan has: {', '.join(known)})")
+        raise PlanError(
+            f"{path}: no scene named {', '.join(repr(u) for u in unknown)} (the plan has: {', '.join(known)})"
+        )
     return [entry for entry in plan if entry.scene in wanted]
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ffn-video narrate",
-                                description="Sintetiza la narración que falta e imprime la duración "
-                                            "y el número de beats de cada escena.")
+    p = argparse.ArgumentParser(
+        prog="ffn-video narrate",
+        description="Sintetiza la narración que falta e imprime la duración y el número de beats de cada escena.",
+    )
     p.add_argument("scenes", nargs="*", metavar="SCENE", help="escenas del plan (por defecto, todas)")
-    p.add_argument("--engine", choices=ENGINE_NAMES,
-                   help=f"motor de voz (por defecto FFN_VOICE_ENGINE o {DEFAULT_ENGINE}); espeak para borradores rápidos")
-    p.add_argument("--voice", help="voz de Kokoro (ef_dora, em_alex, em_santa), de espeak-ng (es-419) "
-                                   "o número de hablante de Piper")
+    p.add_argument(
+        "--engine",
+        choices=ENGINE_NAMES,
+        help=f"motor de voz (por defecto FFN_VOICE_ENGINE o {DEFAULT_ENGINE}); espeak para borradores rápidos",
+    )
+    p.add_argument(
+        "--voice",
+        help="voz de Kokoro (ef_dora, em_alex, em_santa), de espeak-ng (es-419) o número de hablante de Piper",
+    )
     p.add_argument("--speed", metavar="VEL", help="velocidad: palabras por minuto, o para Kokoro un factor (0.9)")
-    p.add_argument("--recordings", type=Path, metavar="DIR",
-                   help="carpeta de grabaciones (por defecto FFN_RECORDINGS_DIR o voiceover/recordings)")
+    p.add_argument(
+        "--recordings",
+        type=Path,
+        metavar="DIR",
+        help="carpeta de grabaciones (por defecto FFN_RECORDINGS_DIR o voiceover/recordings)",
+    )
     p.add_argument("--piper-model", type=Path, metavar="PATH", help="modelo de voz Piper local (.onnx)")
     return p
 
@@ -120,12 +134,15 @@ def narrate_main(argv: list[str]) -> int:
             stats = NarrationStats()
             start = time.monotonic()
             script = load_script(entry.script, entry.script_path)
-            timeline = build_timeline(entry.script, engine=engine, script=script,
-                                      recordings=args.recordings, stats=stats)
+            timeline = build_timeline(
+                entry.script, engine=engine, script=script, recordings=args.recordings, stats=stats
+            )
             total_s += timeline.total_s
-            print(f"{entry.scene}\t{timeline.total_s:.2f} s\t{len(timeline.beats)} beats\t"
-                  f"(sintetizados {stats.synthesized}, de caché {stats.cached}, grabados {stats.recorded}; "
-                  f"{time.monotonic() - start:.1f} s)")
+            print(
+                f"{entry.scene}\t{timeline.total_s:.2f} s\t{len(timeline.beats)} beats\t"
+                f"(sintetizados {stats.synthesized}, de caché {stats.cached}, grabados {stats.recorded}; "
+                f"{time.monotonic() - start:.1f} s)"
+            )
         if len(scenes) > 1:
             print(f"total\t{total_s:.2f} s\t{len(scenes)} escenas")
     except (ScriptError, EngineError, PlanError, ValueError, OSError) as err:
@@ -136,8 +153,11 @@ def narrate_main(argv: list[str]) -> int:
 
 def _describe(engine) -> str:
     settings = {**engine.settings(), **{k: v for k, v in identity(engine).items() if k == "model_sha256" and v}}
-    shown = {k: v for k, v in settings.items()
-             if k in ("voice", "speed_wpm", "speed", "lang", "model", "model_sha256", "speaker", "length_scale")}
+    shown = {
+        k: v
+        for k, v in settings.items()
+        if k in ("voice", "speed_wpm", "speed", "lang", "model", "model_sha256", "speaker", "length_scale")
+    }
     if shown.get("model_sha256"):
         shown["model_sha256"] = shown["model_sha256"][:12]
     return ", ".join(f"{k}={v}" for k, v in shown.items())

@@ -12,6 +12,7 @@ which our font has. Subtitles are drawn by the viewer's player in fonts we do no
 some of which lack U+202F; they get the ordinary no-break space (U+00A0), which every
 caption font has. Nothing else may differ (tests/test_voiceover_numerals.py checks pairs).
 """
+
 from __future__ import annotations
 
 SCREEN = "screen"

@@ -1,4 +1,5 @@
 """Where narration sources live and where generated audio and timelines are cached."""
+
 from __future__ import annotations
 
 import os

@@ -12,6 +12,7 @@ each file becomes a 48 kHz mono clip whose leading and trailing silence is trimm
 `MARGIN_S`, and the timeline follows the clip's real duration. A beat with bookmarks is
 never taken whole: its bookmark times could only be guessed, not measured.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,11 +31,11 @@ from voiceover.paths import cache_dir
 from voiceover.script import Script, ScriptError
 
 AUDIO_EXTENSIONS = (".wav", ".mp3", ".flac", ".ogg", ".m4a")
-MARGIN_S = 0.1             # silence kept (or added) before and after the voice
-WINDOW_S = 0.01            # loudness is judged on 10 ms windows
+MARGIN_S = 0.1  # silence kept (or added) before and after the voice
+WINDOW_S = 0.01  # loudness is judged on 10 ms windows
 SILENCE_BELOW_PEAK_DB = 35.0  # a window this far under the loudest one is silence...
-SILENCE_FLOOR_DBFS = -55.0    # ...and so is any window under this, whatever the peak
-TRIM_RULES = 1             # bump when trimming changes (part of the cache key)
+SILENCE_FLOOR_DBFS = -55.0  # ...and so is any window under this, whatever the peak
+TRIM_RULES = 1  # bump when trimming changes (part of the cache key)
 NAME_RE = re.compile(r"^(?P<beat>[a-z0-9_]+)(?:\.(?P<segment>[0-9]+))?$")
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "recordings"
@@ -86,14 +87,18 @@ def find_recordings(script: Script, root: Path | None = None) -> dict[tuple[str,
             raise ScriptError(
                 f"{path}: beat '{beat.name}' of scene '{script.scene}' has bookmarks "
                 f"({', '.join(beat.bookmarks)}), so its times must be measured segment by segment: "
-                f"record it as {', '.join(f'{beat.name}.{i + 1}' for i in range(len(beat.segments)))}")
+                f"record it as {', '.join(f'{beat.name}.{i + 1}' for i in range(len(beat.segments)))}"
+            )
         if not beat.bookmarks and number is not None:
-            raise ScriptError(f"{path}: beat '{beat.name}' of scene '{script.scene}' has no bookmarks; "
-                              f"name its recording {beat.name}{path.suffix}")
+            raise ScriptError(
+                f"{path}: beat '{beat.name}' of scene '{script.scene}' has no bookmarks; "
+                f"name its recording {beat.name}{path.suffix}"
+            )
         index = int(number) - 1 if number is not None else 0
         if not 0 <= index < len(beat.segments) or not beat.segments[index].strip():
-            raise ScriptError(f"{path}: beat '{beat.name}' of scene '{script.scene}' has no spoken "
-                              f"segment {number} {hint}")
+            raise ScriptError(
+                f"{path}: beat '{beat.name}' of scene '{script.scene}' has no spoken segment {number} {hint}"
+            )
         if (beat.name, index) in found:
             raise ScriptError(f"{path}: segment already recorded in {found[(beat.name, index)].path}")
         found[(beat.name, index)] = Recording(path, beat.name, index)
@@ -117,8 +122,25 @@ def recorded_clip(recording: Path) -> tuple[Path, float]:
 
 def decode(path: Path) -> np.ndarray:
     """Any audio file ffmpeg reads -> mono float32 samples at the clip rate."""
-    proc = subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-i", str(path), "-vn", "-ac", "1",
-                           "-ar", str(CLIP_RATE_HZ), "-f", "f32le", "-"], capture_output=True)
+    proc = subprocess.run(
+        [
+            "ffmpeg",
+            "-nostdin",
+            "-loglevel",
+            "error",
+            "-i",
+            str(path),
+            "-vn",
+            "-ac",
+            "1",
+            "-ar",
+            str(CLIP_RATE_HZ),
+            "-f",
+            "f32le",
+            "-",
+        ],
+        capture_output=True,
+    )
     if proc.returncode != 0:
         raise ScriptError(f"{path}: not a readable audio file: {proc.stderr.decode(errors='replace').strip()[-300:]}")
     return np.frombuffer(proc.stdout, dtype=np.float32)
@@ -131,7 +153,7 @@ def voice_bounds(samples: np.ndarray, rate: int) -> tuple[int, int] | None:
     if count == 0:
         return None
     frames = samples[: count * window].reshape(count, window).astype(np.float64)
-    rms_db = 10 * np.log10(np.mean(frames ** 2, axis=1) + 1e-20)
+    rms_db = 10 * np.log10(np.mean(frames**2, axis=1) + 1e-20)
     threshold = max(rms_db.max() - SILENCE_BELOW_PEAK_DB, SILENCE_FLOOR_DBFS)
     loud = np.nonzero(rms_db >= threshold)[0]
     if loud.size == 0:
@@ -148,6 +170,6 @@ def trim_silence(samples: np.ndarray, rate: int, margin_s: float = MARGIN_S) -> 
     margin = int(round(margin_s * rate))
     pad = np.zeros(margin, dtype=np.float32)
     # Keep the recording's own room tone where it has enough; pad with silence where not.
-    head = samples[max(first - margin, 0):first]
-    tail = samples[last:last + margin]
+    head = samples[max(first - margin, 0) : first]
+    tail = samples[last : last + margin]
     return np.concatenate([pad[: margin - len(head)], head, samples[first:last], tail, pad[: margin - len(tail)]])

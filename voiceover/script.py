@@ -7,6 +7,7 @@ Inside a beat's text:
 
 Every error names the file, the line and the beat at fault.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,7 +42,7 @@ class BeatScript:
     bookmarks: tuple[str, ...]
     pause_s: float
     line: int  # 1-based line of the beat's `[[beat]]` header in its file
-    text: str = ""      # the text as written, fields and bookmarks included
+    text: str = ""  # the text as written, fields and bookmarks included
     text_line: int = 0  # 1-based line where `text` starts in the file
 
     def line_of(self, token: str) -> int:
@@ -113,8 +114,10 @@ def parse_script(scene: str, data: dict, raw: str, path: Path) -> Script:
         segments, marks = _split(text, path, name, text_line)
         for mark in marks:
             if mark in seen_marks:
-                raise ScriptError(f"{path}:{_line_of(text, '{#' + mark + '}', text_line)}: beat '{name}': "
-                                  f"duplicate bookmark '{mark}' (already in beat '{seen_marks[mark]}')")
+                raise ScriptError(
+                    f"{path}:{_line_of(text, '{#' + mark + '}', text_line)}: beat '{name}': "
+                    f"duplicate bookmark '{mark}' (already in beat '{seen_marks[mark]}')"
+                )
             seen_marks[mark] = name
         pause = entry.get("pause_s", DEFAULT_PAUSE_S)
         if not isinstance(pause, (int, float)) or pause < 0:
@@ -130,26 +133,34 @@ def _split(text: str, path: Path, beat: str, text_line: int) -> tuple[tuple[str,
     # Braces that are neither a bookmark nor a field are typos that would be spoken aloud.
     stray = re.search(r"[{}]", TOKEN_RE.sub("", text))
     if stray:
-        raise ScriptError(f"{path}:{_line_at(text, stray.start(), text_line)}: beat '{beat}': "
-                          f"unbalanced brace {stray.group(0)!r}")
+        raise ScriptError(
+            f"{path}:{_line_at(text, stray.start(), text_line)}: beat '{beat}': unbalanced brace {stray.group(0)!r}"
+        )
     marks = []
     for m in BOOKMARK_RE.finditer(text):
         if not VALID_NAME_RE.match(m.group(1)):
-            raise ScriptError(f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': malformed "
-                              f"bookmark {m.group(0)!r}: use {{#name}} with lowercase letters, digits, _")
+            raise ScriptError(
+                f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': malformed "
+                f"bookmark {m.group(0)!r}: use {{#name}} with lowercase letters, digits, _"
+            )
         if m.group(1) in marks:
-            raise ScriptError(f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': "
-                              f"duplicate bookmark '{m.group(1)}'")
+            raise ScriptError(
+                f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': duplicate bookmark '{m.group(1)}'"
+            )
         marks.append(m.group(1))
     for m in FIELD_RE.finditer(text):
         if not re.match(r"^[a-z0-9_.]+:[a-z_]+$", m.group(1)):
-            raise ScriptError(f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': malformed "
-                              f"number field {m.group(0)!r}: use {{clave.del.numero:formato}}")
+            raise ScriptError(
+                f"{path}:{_line_at(text, m.start(), text_line)}: beat '{beat}': malformed "
+                f"number field {m.group(0)!r}: use {{clave.del.numero:formato}}"
+            )
     plain = TOKEN_RE.sub(" ", text)
     for i, ch in enumerate(plain):
         if not SPEAKABLE_RE.match(ch):
-            raise ScriptError(f"{path}:{_line_at(text, i, text_line)}: beat '{beat}': the speech engine "
-                              f"cannot speak {ch!r} (U+{ord(ch):04X}); write it out in words")
+            raise ScriptError(
+                f"{path}:{_line_at(text, i, text_line)}: beat '{beat}': the speech engine "
+                f"cannot speak {ch!r} (U+{ord(ch):04X}); write it out in words"
+            )
     parts = BOOKMARK_RE.split(text)
     segments = tuple(" ".join(p.split()) for p in parts[0::2])
     return segments, tuple(marks)

@@ -11,6 +11,7 @@ screen). Formats:
 - `fraccion`    a ratio as the nearest simple fraction, honest about the gap: "casi dos tercios"
 - `decimal`     a real number with up to two decimals: "dos coma veintinueve"
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from voiceover.script import FIELD_RE
 
 @dataclass(frozen=True)
 class SpokenNumber:
-    spoken: str   # words for the speech engine
+    spoken: str  # words for the speech engine
     written: str  # text for subtitles
 
 
@@ -47,9 +48,17 @@ def _decimal_words(x: float, places: int) -> str:
     return ("menos " if x < 0 else "") + said
 
 
-_FRACTION_NAMES = {2: ("medio", "medios"), 3: ("tercio", "tercios"), 4: ("cuarto", "cuartos"),
-                   5: ("quinto", "quintos"), 6: ("sexto", "sextos"), 7: ("séptimo", "séptimos"),
-                   8: ("octavo", "octavos"), 9: ("noveno", "novenos"), 10: ("décimo", "décimos")}
+_FRACTION_NAMES = {
+    2: ("medio", "medios"),
+    3: ("tercio", "tercios"),
+    4: ("cuarto", "cuartos"),
+    5: ("quinto", "quintos"),
+    6: ("sexto", "sextos"),
+    7: ("séptimo", "séptimos"),
+    8: ("octavo", "octavos"),
+    9: ("noveno", "novenos"),
+    10: ("décimo", "décimos"),
+}
 
 
 def _fraction_words(x: float) -> str:
@@ -77,16 +86,21 @@ def say(value: float | int, fmt: str) -> SpokenNumber:
         millions = round(float(value) / 1e6)
         exact = millions * 1_000_000 == value
         prefix = "" if exact else "unos "
-        return SpokenNumber(f"{prefix}{words(millions)} millones", prefix + numerals.millions(value, numerals.SUBTITLES))
+        return SpokenNumber(
+            f"{prefix}{words(millions)} millones", prefix + numerals.millions(value, numerals.SUBTITLES)
+        )
     if fmt == "porcentaje":
         pct = round(float(value) * 100, 1)
-        return SpokenNumber(f"{_decimal_words(pct, 1)} por ciento", numerals.percent(float(value), 1, numerals.SUBTITLES))
+        return SpokenNumber(
+            f"{_decimal_words(pct, 1)} por ciento", numerals.percent(float(value), 1, numerals.SUBTITLES)
+        )
     if fmt == "fraccion":
         text = _fraction_words(float(value))
         return SpokenNumber(text, text)
     if fmt == "decimal":
-        return SpokenNumber(_decimal_words(float(value), 2),
-                            numerals.decimal(float(value), 2, numerals.SUBTITLES, trim_zeros=True))
+        return SpokenNumber(
+            _decimal_words(float(value), 2), numerals.decimal(float(value), 2, numerals.SUBTITLES, trim_zeros=True)
+        )
     raise FieldError(f"unknown format '{fmt}' (known: entero, millones, porcentaje, fraccion, decimal)")
 
 
@@ -102,8 +116,8 @@ def render(segment: str, lookup) -> tuple[str, str]:
     pos = 0
     for m in FIELD_RE.finditer(segment):
         number = resolve_field(m.group(1), lookup)
-        spoken.append(segment[pos:m.start()] + number.spoken)
-        written.append(segment[pos:m.start()] + number.written)
+        spoken.append(segment[pos : m.start()] + number.spoken)
+        written.append(segment[pos : m.start()] + number.written)
         pos = m.end()
     spoken.append(segment[pos:])
     written.append(segment[pos:])

@@ -13,13 +13,14 @@ character position (the only estimate here). Cues are chosen per beat by dynamic
 programming: fewest cues, breaking where a sentence or clause ends when it can.
 All arithmetic is in whole milliseconds, the resolution of both formats.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Sequence
 
 import srt
 
@@ -79,7 +80,9 @@ def wrap(words: Sequence[str], width: int = MAX_LINE_CHARS, lines: int = MAX_LIN
         if len(first) > width or len(second) > width:
             continue
         # A line that ends where the sentence or clause pauses reads best: worth 8 characters.
-        key = max(len(first), len(second)) - (8 if _CLAUSE_END_RE.search(first) or _SENTENCE_END_RE.search(first) else 0)
+        key = max(len(first), len(second)) - (
+            8 if _CLAUSE_END_RE.search(first) or _SENTENCE_END_RE.search(first) else 0
+        )
         if best_key is None or key < best_key:
             best, best_key = (first, second), key
     return best
@@ -107,8 +110,10 @@ def cues(timelines: Sequence[Timeline]) -> list[Cue]:
 
 def write_srt(timelines: Sequence[Timeline], path: Path) -> Path:
     """The lecture's subtitles as SubRip (UTF-8)."""
-    subs = [srt.Subtitle(index=i, start=timedelta(seconds=c.start_s), end=timedelta(seconds=c.end_s),
-                         content=c.text) for i, c in enumerate(cues(timelines), start=1)]
+    subs = [
+        srt.Subtitle(index=i, start=timedelta(seconds=c.start_s), end=timedelta(seconds=c.end_s), content=c.text)
+        for i, c in enumerate(cues(timelines), start=1)
+    ]
     write_text(Path(path), srt.compose(subs, reindex=False))
     return Path(path)
 
@@ -238,4 +243,4 @@ def _fix_durations(drafts: list[_Draft], bounds: list[tuple[int, int]]) -> None:
 def _force_wrap(words: Sequence[str]) -> tuple[str, ...]:
     """Last resort for a single word longer than a line: cut it at the line width."""
     text = " ".join(words)
-    return tuple(text[k:k + MAX_LINE_CHARS] for k in range(0, len(text), MAX_LINE_CHARS))[:MAX_LINES]
+    return tuple(text[k : k + MAX_LINE_CHARS] for k in range(0, len(text), MAX_LINE_CHARS))[:MAX_LINES]

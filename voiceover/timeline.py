@@ -17,25 +17,26 @@ Clips are cached by what is said (after the speaker-only respellings of
 that sentence only (or that segment, with a segment engine); switching voice
 re-synthesises everything. The timeline records which engine, voice and model spoke.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 import soundfile
 
 from voiceover.atomic import atomic_path, sha256_file, write_json
 from voiceover.engines import CLIP_RATE_HZ, Engine, default_engine, identity, is_aligned
+from voiceover.engines.lexicon import load_lexicon
 from voiceover.paths import cache_dir
 from voiceover.recordings import find_recordings, recorded_clip
 from voiceover.script import FIELD_RE, Script, ScriptError, load_script
 from voiceover.spoken import FieldError, render
-from voiceover.engines.lexicon import load_lexicon
 
 TIMELINE_VERSION = 3
 
@@ -44,11 +45,11 @@ TIMELINE_VERSION = 3
 class Segment:
     """A stretch of speech between bookmarks (or beat edges); one audio clip."""
 
-    text: str        # as shown in subtitles (numbers in digits)
-    spoken: str      # as spoken (numbers in words)
-    start_s: float   # from the start of the scene
+    text: str  # as shown in subtitles (numbers in digits)
+    spoken: str  # as spoken (numbers in words)
+    start_s: float  # from the start of the scene
     duration_s: float
-    clip: str        # path of the clip's WAV ("" for an empty segment)
+    clip: str  # path of the clip's WAV ("" for an empty segment)
     source: str = ""  # engine name, or the path of the lecturer's recording it came from
 
     @property
@@ -108,13 +109,21 @@ class Timeline:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> "Timeline":
+    def from_json(cls, data: dict) -> Timeline:
         beats = tuple(
-            BeatTiming(b["name"], b["start_s"], b["speech_s"], b["pause_s"], dict(b["bookmarks"]),
-                       tuple(Segment(**s) for s in b["segments"]))
-            for b in data["beats"])
-        return cls(data["scene"], data["title"], beats, data["total_s"], data["script_path"],
-                   dict(data.get("voice") or {}))
+            BeatTiming(
+                b["name"],
+                b["start_s"],
+                b["speech_s"],
+                b["pause_s"],
+                dict(b["bookmarks"]),
+                tuple(Segment(**s) for s in b["segments"]),
+            )
+            for b in data["beats"]
+        )
+        return cls(
+            data["scene"], data["title"], beats, data["total_s"], data["script_path"], dict(data.get("voice") or {})
+        )
 
 
 def default_lookup(key: str):
@@ -158,8 +167,7 @@ def _synthesize(engine: Engine, text: str) -> tuple[Path, float, bool]:
             return path, info.frames / info.samplerate, fresh
         except RuntimeError:  # unreadable leftover: synthesise once more
             path.unlink(missing_ok=True)
-    raise RuntimeError(f"{path}: {engine.name} wrote an unreadable clip twice for {text[:60]!r} "
-                       f"(is the disk full?)")
+    raise RuntimeError(f"{path}: {engine.name} wrote an unreadable clip twice for {text[:60]!r} (is the disk full?)")
 
 
 # -- damaged clips ---------------------------------------------------------------------------
@@ -181,8 +189,7 @@ def take_damage_notices() -> list[str]:
 
 def _seal_clip(path: Path, seal: Path) -> None:
     st = path.stat()
-    write_json(seal, {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                      "sha256": sha256_file(path)})
+    write_json(seal, {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha256_file(path)})
 
 
 def _clip_intact(path: Path, seal: Path) -> bool:
@@ -215,7 +222,7 @@ class SpokenSentence:
 
     clip: Path
     starts: tuple[int, ...]  # sample of each word's first phoneme, then the clip's length
-    fresh: bool              # synthesised now (not found in the cache)
+    fresh: bool  # synthesised now (not found in the cache)
 
     @property
     def samples(self) -> int:
@@ -253,13 +260,19 @@ class NarrationStats:
     """What one `build_timeline` call did, for the `narrate` command's report."""
 
     synthesized: int = 0  # clips made now
-    cached: int = 0       # clips reused from the cache
-    recorded: int = 0     # segments taken from the lecturer's recordings
+    cached: int = 0  # clips reused from the cache
+    recorded: int = 0  # segments taken from the lecturer's recordings
 
 
-def build_timeline(scene: str, engine: Engine | None = None, lookup=default_lookup,
-                   script: Script | None = None, *, recordings: Path | None = None,
-                   stats: NarrationStats | None = None) -> Timeline:
+def build_timeline(
+    scene: str,
+    engine: Engine | None = None,
+    lookup=default_lookup,
+    script: Script | None = None,
+    *,
+    recordings: Path | None = None,
+    stats: NarrationStats | None = None,
+) -> Timeline:
     """Synthesise what is missing for `scene`, measure it, and write its timeline JSON.
 
     Segments recorded by the lecturer (under `recordings`, default `recordings_dir()`)
@@ -277,10 +290,13 @@ def build_timeline(scene: str, engine: Engine | None = None, lookup=default_look
             try:
                 resolved.append(_resolve(raw, lookup))
             except (FieldError, KeyError, ValueError, TypeError) as err:
-                field_ = next((m.group(0) for m in FIELD_RE.finditer(raw)
-                               if getattr(err, "field", None) in (None, m.group(1))), "")
-                raise ScriptError(f"{script.path}:{beat.line_of(field_) if field_ else beat.line}: "
-                                  f"beat '{beat.name}': {err}") from None
+                field_ = next(
+                    (m.group(0) for m in FIELD_RE.finditer(raw) if getattr(err, "field", None) in (None, m.group(1))),
+                    "",
+                )
+                raise ScriptError(
+                    f"{script.path}:{beat.line_of(field_) if field_ else beat.line}: beat '{beat.name}': {err}"
+                ) from None
         if aligned and not any((beat.name, i) in recorded for i in range(len(beat.segments))):
             segments, cuts = _aligned_beat(engine, resolved, clock, stats)
         else:
@@ -360,8 +376,16 @@ def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats):
     for i, (written, spoken) in enumerate(resolved):
         lo, hi = cuts[i], cuts[i + 1]
         clip = _cut_clip(pieces, lo, hi) if hi > lo else ""
-        segments.append(Segment(written, spoken, clock + lo / CLIP_RATE_HZ, (hi - lo) / CLIP_RATE_HZ,
-                                str(clip), engine.name if clip else ""))
+        segments.append(
+            Segment(
+                written,
+                spoken,
+                clock + lo / CLIP_RATE_HZ,
+                (hi - lo) / CLIP_RATE_HZ,
+                str(clip),
+                engine.name if clip else "",
+            )
+        )
     return segments, [clock + c / CLIP_RATE_HZ for c in cuts[1:-1]]
 
 
@@ -380,7 +404,7 @@ def _cut_clip(pieces, lo: int, hi: int) -> Path:
         chunks = []
         for spoken, offset in parts:
             data, _ = soundfile.read(str(spoken.clip), dtype="int16")
-            chunks.append(data[max(lo - offset, 0):min(hi - offset, spoken.samples)])
+            chunks.append(data[max(lo - offset, 0) : min(hi - offset, spoken.samples)])
         with atomic_path(path) as tmp:
             soundfile.write(str(tmp), np.concatenate(chunks), CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
     return path
@@ -421,7 +445,8 @@ def require_bookmarks(timeline: Timeline, beat: str, names: Iterable[str]) -> di
         raise ScriptError(
             f"{timeline.script_path}: scene '{timeline.scene}', beat '{beat}' waits for bookmark"
             f"{'s' if len(missing) > 1 else ''} {', '.join(repr(m) for m in missing)}, which the beat's "
-            f"text lacks (it has: {have}); add {' '.join('{#' + m + '}' for m in missing)} to the text")
+            f"text lacks (it has: {have}); add {' '.join('{#' + m + '}' for m in missing)} to the text"
+        )
     return {n: timing.bookmarks[n] for n in names}
 
 
@@ -430,5 +455,16 @@ def load_timeline(scene: str) -> Timeline:
     return Timeline.from_json(json.loads(timeline_path(scene).read_text(encoding="utf-8")))
 
 
-__all__ = ["Segment", "BeatTiming", "Timeline", "NarrationStats", "build_timeline", "load_timeline",
-           "timeline_path", "require_bookmarks", "speak_sentence", "speaker_text", "FIELD_RE"]
+__all__ = [
+    "Segment",
+    "BeatTiming",
+    "Timeline",
+    "NarrationStats",
+    "build_timeline",
+    "load_timeline",
+    "timeline_path",
+    "require_bookmarks",
+    "speak_sentence",
+    "speaker_text",
+    "FIELD_RE",
+]

@@ -6,6 +6,7 @@ rows; rows are the sentence's tokens in order. The model's width, head count and
 1/sqrt(head_dim) are already registered as memory.d_model, memory.n_heads and
 memory.attention.scale (the same model; tests check they agree).
 """
+
 from __future__ import annotations
 
 from ffn_core.numbers import FRACTION, WIDTH, Number
@@ -38,9 +39,14 @@ def numbers() -> tuple[Number, ...]:
         ]
     # What the narration says about the row of "es" (the word that must produce the answer).
     found += [
-        Number("attention.head1.score_es_limon", walk.score(0, FOCUS_QUERY, "limón"), "q . k",
-               f"{call}.score(0, 'es', 'limón')"),
-        Number("attention.head2.weight_es_el", walk.weight(1, FOCUS_QUERY, "el"), FRACTION,
-               f"{call}.weight(1, 'es', 'el')"),
+        Number(
+            "attention.head1.score_es_limon",
+            walk.score(0, FOCUS_QUERY, "limón"),
+            "q . k",
+            f"{call}.score(0, 'es', 'limón')",
+        ),
+        Number(
+            "attention.head2.weight_es_el", walk.weight(1, FOCUS_QUERY, "el"), FRACTION, f"{call}.weight(1, 'es', 'el')"
+        ),
     ]
     return tuple(found)

@@ -7,6 +7,7 @@ no arithmetic) and runs a ``[seq_len x d_model]`` input through it, recording th
 that leaves every stage. ``seq_len`` is LLaMA-2's context window, the one number here that
 ``ffn_core.params`` does not hold (rotary positions keep it out of the parameter count).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,14 +36,14 @@ class BlockShapes:
 
     model: str
     seq_len: int
-    input: Shape        # the residual stream entering the block
-    norm1: Shape        # RMSNorm before attention (a copy of the stream, rescaled)
-    attention: Shape    # what attention writes back
-    add1: Shape         # stream + attention
-    norm2: Shape        # RMSNorm before the FFN
-    ffn_hidden: Shape   # inside the FFN: silu(gate x) * up x, the wide layer
-    ffn: Shape          # what the FFN writes back
-    add2: Shape         # stream + FFN: the block's output
+    input: Shape  # the residual stream entering the block
+    norm1: Shape  # RMSNorm before attention (a copy of the stream, rescaled)
+    attention: Shape  # what attention writes back
+    add1: Shape  # stream + attention
+    norm2: Shape  # RMSNorm before the FFN
+    ffn_hidden: Shape  # inside the FFN: silu(gate x) * up x, the wide layer
+    ffn: Shape  # what the FFN writes back
+    add2: Shape  # stream + FFN: the block's output
 
     @property
     def arrows(self) -> tuple[Shape, ...]:
@@ -78,10 +79,18 @@ def trace_block_shapes(model: str = MODEL, seq_len: int = LLAMA2_CONTEXT_LENGTH)
     def rows_cols(t) -> Shape:
         return (int(t.shape[1]), int(t.shape[2]))
 
-    return BlockShapes(model=model, seq_len=seq_len, input=rows_cols(x), norm1=rows_cols(normed1),
-                       attention=rows_cols(attended), add1=rows_cols(added1), norm2=rows_cols(normed2),
-                       ffn_hidden=rows_cols(trace["hidden"]), ffn=rows_cols(trace["output"]),
-                       add2=rows_cols(added2))
+    return BlockShapes(
+        model=model,
+        seq_len=seq_len,
+        input=rows_cols(x),
+        norm1=rows_cols(normed1),
+        attention=rows_cols(attended),
+        add1=rows_cols(added1),
+        norm2=rows_cols(normed2),
+        ffn_hidden=rows_cols(trace["hidden"]),
+        ffn=rows_cols(trace["output"]),
+        add2=rows_cols(added2),
+    )
 
 
 def numbers() -> tuple[Number, ...]:
@@ -90,12 +99,23 @@ def numbers() -> tuple[Number, ...]:
     unit = "shape (positions, numbers per position)"
     key = f"block.{MODEL}"
     return (
-        Number(f"{key}.context_length", LLAMA2_CONTEXT_LENGTH, "tokens",
-               f"ffn_core.groups.block.LLAMA2_CONTEXT_LENGTH ({LLAMA2_CONTEXT_SOURCE})"),
-        *(Number(f"{key}.shape.{stage}", getattr(shapes, stage), unit, f"{call}.{stage}")
-          for stage in ("input", "norm1", "attention", "add1", "norm2", "ffn_hidden", "ffn", "add2")),
-        Number(f"{key}.stream_numbers", shapes.input[0] * shapes.input[1], "numbers",
-               f"{call}.input[0] * {call}.input[1]"),
-        Number(f"{key}.hidden_numbers", shapes.ffn_hidden[0] * shapes.ffn_hidden[1], "numbers",
-               f"{call}.ffn_hidden[0] * {call}.ffn_hidden[1]"),
+        Number(
+            f"{key}.context_length",
+            LLAMA2_CONTEXT_LENGTH,
+            "tokens",
+            f"ffn_core.groups.block.LLAMA2_CONTEXT_LENGTH ({LLAMA2_CONTEXT_SOURCE})",
+        ),
+        *(
+            Number(f"{key}.shape.{stage}", getattr(shapes, stage), unit, f"{call}.{stage}")
+            for stage in ("input", "norm1", "attention", "add1", "norm2", "ffn_hidden", "ffn", "add2")
+        ),
+        Number(
+            f"{key}.stream_numbers", shapes.input[0] * shapes.input[1], "numbers", f"{call}.input[0] * {call}.input[1]"
+        ),
+        Number(
+            f"{key}.hidden_numbers",
+            shapes.ffn_hidden[0] * shapes.ffn_hidden[1],
+            "numbers",
+            f"{call}.ffn_hidden[0] * {call}.ffn_hidden[1]",
+        ),
     )

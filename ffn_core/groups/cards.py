@@ -4,6 +4,7 @@
 from the other groups (asking ``all_numbers()`` from here would recurse into this group)
 plus this group's own numbers, itself included.
 """
+
 from __future__ import annotations
 
 from ffn_core.numbers import Number
@@ -13,13 +14,20 @@ PREFIX = "cards"
 
 def numbers() -> tuple[Number, ...]:
     own = (
-        Number("cards.n_groups", len(_other_providers()) + 1, "groups of numbers",
-               "distinct providers of ffn_core.numbers (this group included)"),
+        Number(
+            "cards.n_groups",
+            len(_other_providers()) + 1,
+            "groups of numbers",
+            "distinct providers of ffn_core.numbers (this group included)",
+        ),
     )
     others = sum(len(_keys(provider)) for provider in _other_providers())
-    size = Number("cards.registry_size", others + len(own) + 1, "numbers",
-                  "len(ffn_core.numbers.all_numbers()), counted as the other groups' numbers "
-                  "plus the cards group's own")
+    size = Number(
+        "cards.registry_size",
+        others + len(own) + 1,
+        "numbers",
+        "len(ffn_core.numbers.all_numbers()), counted as the other groups' numbers plus the cards group's own",
+    )
     return (*own, size)
 
 

@@ -3,6 +3,7 @@
 Words and topic names shown on screen are registered as tuples of strings, so the audit
 lists them with the code that produced them.
 """
+
 from __future__ import annotations
 
 from ffn_core.numbers import WIDTH, Number
@@ -25,23 +26,31 @@ def numbers() -> tuple[Number, ...]:
         Number("closing.topic_names", study.topic_names, "words", f"{call}.topic_names"),
         Number("closing.words", study.words, "words (English)", f"{call}.words"),
         Number("closing.topic_of_word", study.topic_of_word, "topic index (0-based)", f"{call}.topic_of_word"),
-        Number("closing.n_separated", sum(s.separated for s in study.specialists), "topics",
-               f"sum(s.separated for s in {call}.specialists)"),
+        Number(
+            "closing.n_separated",
+            sum(s.separated for s in study.specialists),
+            "topics",
+            f"sum(s.separated for s in {call}.specialists)",
+        ),
     ]
     for i, s in enumerate(study.specialists):
         at = f"{call}.specialists[{i}]"
         key = f"closing.{s.topic}"
         found += [
             Number(f"{key}.neuron", s.neuron, "neuron index (0-based)", f"{at}.neuron"),
-            Number(f"{key}.selectivity", s.selectivity, "activation (mean inside - mean outside)",
-                   f"{at}.selectivity"),
+            Number(f"{key}.selectivity", s.selectivity, "activation (mean inside - mean outside)", f"{at}.selectivity"),
             Number(f"{key}.mean_inside", s.mean_inside, "activation", f"{at}.mean_inside"),
             Number(f"{key}.mean_outside", s.mean_outside, "activation", f"{at}.mean_outside"),
             Number(f"{key}.runner_up", s.runner_up, "activation (selectivity)", f"{at}.runner_up"),
             Number(f"{key}.activations", s.activations, "activation per word", f"{at}.activations"),
-            Number(f"{key}.outranking", outranking(study, s), "words of other topics above every topic word",
-                   f"ffn_core.specialists.outranking({call}, {at})"),
-            Number(f"{key}.separated", int(s.separated), "1 = every topic word above every other word",
-                   f"{at}.separated"),
+            Number(
+                f"{key}.outranking",
+                outranking(study, s),
+                "words of other topics above every topic word",
+                f"ffn_core.specialists.outranking({call}, {at})",
+            ),
+            Number(
+                f"{key}.separated", int(s.separated), "1 = every topic word above every other word", f"{at}.separated"
+            ),
         ]
     return tuple(found)

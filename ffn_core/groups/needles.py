@@ -1,4 +1,5 @@
 """Numbers of the compass-needle scene: a tray of real MiniLM FFN neurons reading two words."""
+
 from __future__ import annotations
 
 from ffn_core.numbers import WIDTH, Number
@@ -15,8 +16,10 @@ def numbers() -> tuple[Number, ...]:
     d_ff = number("pretrained.minilm.d_ff").value
     d_model = number("pretrained.minilm.d_model").value
     if (d_ff, d_model) != (t.d_ff, t.d_model):
-        raise RuntimeError(f"{call} reads a layer of {t.d_model} -> {t.d_ff}, but the registry's MiniLM is "
-                           f"{d_model} -> {d_ff}: the two should come from the same weights")
+        raise RuntimeError(
+            f"{call} reads a layer of {t.d_model} -> {t.d_ff}, but the registry's MiniLM is "
+            f"{d_model} -> {d_ff}: the two should come from the same weights"
+        )
     found = [
         Number("needles.rows", t.rows, "needles", f"{call}.rows"),
         Number("needles.columns", t.columns, "needles", f"{call}.columns"),
@@ -27,15 +30,28 @@ def numbers() -> tuple[Number, ...]:
         Number("needles.max_angle_deg", MAX_ANGLE_DEG, "degrees", "ffn_core.needles.MAX_ANGLE_DEG"),
         Number("needles.overlap", len(t.overlap), "needles", f"len({call}.overlap)"),
         Number("needles.union", len(t.union), "needles", f"len({call}.union)"),
-        Number("needles.only_one", len(t.union) - len(t.overlap), "needles",
-               f"len({call}.union) - len({call}.overlap)"),
+        Number(
+            "needles.only_one", len(t.union) - len(t.overlap), "needles", f"len({call}.union) - len({call}.overlap)"
+        ),
         # The layer is this many times wider than the model, from the registry's own widths.
-        Number("needles.width_ratio", _exact_ratio(d_ff, d_model), "ratio",
-               "ffn_core.numbers.number('pretrained.minilm.d_ff') / ffn_core.numbers.number('pretrained.minilm.d_model')"),
-        Number("needles.layer_trays", _exact_ratio(d_ff, t.n_needles), "trays",
-               f"ffn_core.numbers.number('pretrained.minilm.d_ff') / {call}.n_needles"),
-        Number("needles.model_trays", _exact_ratio(d_model, t.n_needles), "trays",
-               f"ffn_core.numbers.number('pretrained.minilm.d_model') / {call}.n_needles"),
+        Number(
+            "needles.width_ratio",
+            _exact_ratio(d_ff, d_model),
+            "ratio",
+            "ffn_core.numbers.number('pretrained.minilm.d_ff') / ffn_core.numbers.number('pretrained.minilm.d_model')",
+        ),
+        Number(
+            "needles.layer_trays",
+            _exact_ratio(d_ff, t.n_needles),
+            "trays",
+            f"ffn_core.numbers.number('pretrained.minilm.d_ff') / {call}.n_needles",
+        ),
+        Number(
+            "needles.model_trays",
+            _exact_ratio(d_model, t.n_needles),
+            "trays",
+            f"ffn_core.numbers.number('pretrained.minilm.d_model') / {call}.n_needles",
+        ),
         Number("needles.d_model", t.d_model, WIDTH, f"{call}.d_model"),
         Number("needles.d_ff", t.d_ff, WIDTH, f"{call}.d_ff"),
     ]

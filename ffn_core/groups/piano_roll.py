@@ -3,6 +3,7 @@
 Words shown on screen are registered as tuples of strings (a Number's value may be a
 tuple), so the audit lists them with the code that produced them.
 """
+
 from __future__ import annotations
 
 from ffn_core.numbers import FRACTION, Number
@@ -24,34 +25,67 @@ def numbers() -> tuple[Number, ...]:
         Number("piano_roll.n_facts", len(facts), "facts", f"len({call}.facts)"),
         Number("piano_roll.subjects", tuple(f.subject for f in facts), "words", f"{call}.facts[*].subject"),
         Number("piano_roll.expected", tuple(f.expected for f in facts), "words", f"{call}.facts[*].expected"),
-        Number("piano_roll.lanes", lanes, "words (one lane per distinct answer)",
-               f"distinct {call}.facts[*].expected, sorted alphabetically ignoring accents"),
-        Number("piano_roll.answers_before", tuple(f.answer_before for f in facts), "words",
-               f"{call}.facts[*].answer_before"),
-        Number("piano_roll.answers_after", tuple(f.answer_after for f in facts), "words",
-               f"{call}.facts[*].answer_after"),
-        Number("piano_roll.probabilities_before", tuple(f.probability_before for f in facts), FRACTION,
-               f"{call}.facts[*].probability_before"),
-        Number("piano_roll.probabilities_after", tuple(f.probability_after for f in facts), FRACTION,
-               f"{call}.facts[*].probability_after"),
+        Number(
+            "piano_roll.lanes",
+            lanes,
+            "words (one lane per distinct answer)",
+            f"distinct {call}.facts[*].expected, sorted alphabetically ignoring accents",
+        ),
+        Number(
+            "piano_roll.answers_before",
+            tuple(f.answer_before for f in facts),
+            "words",
+            f"{call}.facts[*].answer_before",
+        ),
+        Number(
+            "piano_roll.answers_after", tuple(f.answer_after for f in facts), "words", f"{call}.facts[*].answer_after"
+        ),
+        Number(
+            "piano_roll.probabilities_before",
+            tuple(f.probability_before for f in facts),
+            FRACTION,
+            f"{call}.facts[*].probability_before",
+        ),
+        Number(
+            "piano_roll.probabilities_after",
+            tuple(f.probability_after for f in facts),
+            FRACTION,
+            f"{call}.facts[*].probability_after",
+        ),
         Number("piano_roll.edit_index", edit.edit_index, "fact index (0-based)", f"{call}.edit_index"),
-        Number("piano_roll.answers_edit", (edit.old_answer, edit.new_answer), "words (old, new)",
-               f"({call}.old_answer, {call}.new_answer)"),
-        Number("piano_roll.old_probability_before", edit.old_probability_before, FRACTION,
-               f"{call}.old_probability_before"),
-        Number("piano_roll.new_probability_before", edit.new_probability_before, FRACTION,
-               f"{call}.new_probability_before"),
-        Number("piano_roll.old_probability_after", edit.old_probability_after, FRACTION,
-               f"{call}.old_probability_after"),
-        Number("piano_roll.new_probability_after", edit.new_probability_after, FRACTION,
-               f"{call}.new_probability_after"),
+        Number(
+            "piano_roll.answers_edit",
+            (edit.old_answer, edit.new_answer),
+            "words (old, new)",
+            f"({call}.old_answer, {call}.new_answer)",
+        ),
+        Number(
+            "piano_roll.old_probability_before", edit.old_probability_before, FRACTION, f"{call}.old_probability_before"
+        ),
+        Number(
+            "piano_roll.new_probability_before", edit.new_probability_before, FRACTION, f"{call}.new_probability_before"
+        ),
+        Number(
+            "piano_roll.old_probability_after", edit.old_probability_after, FRACTION, f"{call}.old_probability_after"
+        ),
+        Number(
+            "piano_roll.new_probability_after", edit.new_probability_after, FRACTION, f"{call}.new_probability_after"
+        ),
         Number("piano_roll.update_column", edit.column, "vector (d_model)", f"{call}.column"),
         Number("piano_roll.update_row", edit.row, "vector (d_ff)", f"{call}.row"),
-        Number("piano_roll.update_shape", (len(edit.column), len(edit.row)), "rows, columns",
-               f"(len({call}.column), len({call}.row))"),
+        Number(
+            "piano_roll.update_shape",
+            (len(edit.column), len(edit.row)),
+            "rows, columns",
+            f"(len({call}.column), len({call}.row))",
+        ),
         Number("piano_roll.others_unchanged", edit.others_unchanged, "facts", f"{call}.others_unchanged"),
-        Number("piano_roll.others_unchanged_flags", tuple(int(f.unchanged) for f in others), "1 = same answer",
-               f"{call}.others[*].unchanged"),
+        Number(
+            "piano_roll.others_unchanged_flags",
+            tuple(int(f.unchanged) for f in others),
+            "1 = same answer",
+            f"{call}.others[*].unchanged",
+        ),
     )
 
 

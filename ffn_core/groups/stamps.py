@@ -26,35 +26,58 @@ def numbers() -> tuple[Number, ...]:
         Number("stamps.activations", r.coefficients, "ReLU activation per unit", f"{call}.coefficients"),
         Number("stamps.n_blocks", len(r.answer_push_per_layer), "blocks", f"len({call}.answer_push_per_layer)"),
         Number("stamps.block_number", r.layer + 1, "block (1-based)", f"{call}.layer + 1"),
-        Number("stamps.answer_push_per_layer", r.answer_push_per_layer, "logit (minus vocabulary mean)",
-               f"{call}.answer_push_per_layer"),
+        Number(
+            "stamps.answer_push_per_layer",
+            r.answer_push_per_layer,
+            "logit (minus vocabulary mean)",
+            f"{call}.answer_push_per_layer",
+        ),
         Number("stamps.answer_probability", r.probability, FRACTION, f"{call}.probability"),
         Number("stamps.n_pressed", len(pressed), "units", "ffn_core.stamps.N_PRESSED"),
         Number("stamps.n_rest", r.n_active - len(pressed), "units", f"{call}.n_active - N_PRESSED"),
-        Number("stamps.pressed_units", tuple(t.unit + 1 for t in pressed), "unit (1-based)",
-               f"{call}.terms[:N_PRESSED][*].unit + 1"),
-        Number("stamps.pressed_coefficients", tuple(t.coefficient for t in pressed), "ReLU activation",
-               f"{call}.terms[:N_PRESSED][*].coefficient"),
-        Number("stamps.pressed_values", tuple(t.value for t in pressed), "vectors (d_model each)",
-               f"{call}.terms[:N_PRESSED][*].value"),
-        *(Number(f"stamps.unit_{k + 1}", t.unit + 1, "unit (1-based)", f"{call}.terms[{k}].unit + 1")
-          for k, t in enumerate(pressed)),
-        *(Number(f"stamps.coefficient_{k + 1}", t.coefficient, "ReLU activation", f"{call}.terms[{k}].coefficient")
-          for k, t in enumerate(pressed)),
-        Number("stamps.rest_values", tuple(t.value for t in r.terms[len(pressed):]), "vectors (d_model each)",
-               f"{call}.terms[N_PRESSED:][*].value"),
+        Number(
+            "stamps.pressed_units",
+            tuple(t.unit + 1 for t in pressed),
+            "unit (1-based)",
+            f"{call}.terms[:N_PRESSED][*].unit + 1",
+        ),
+        Number(
+            "stamps.pressed_coefficients",
+            tuple(t.coefficient for t in pressed),
+            "ReLU activation",
+            f"{call}.terms[:N_PRESSED][*].coefficient",
+        ),
+        Number(
+            "stamps.pressed_values",
+            tuple(t.value for t in pressed),
+            "vectors (d_model each)",
+            f"{call}.terms[:N_PRESSED][*].value",
+        ),
+        *(
+            Number(f"stamps.unit_{k + 1}", t.unit + 1, "unit (1-based)", f"{call}.terms[{k}].unit + 1")
+            for k, t in enumerate(pressed)
+        ),
+        *(
+            Number(f"stamps.coefficient_{k + 1}", t.coefficient, "ReLU activation", f"{call}.terms[{k}].coefficient")
+            for k, t in enumerate(pressed)
+        ),
+        Number(
+            "stamps.rest_values",
+            tuple(t.value for t in r.terms[len(pressed) :]),
+            "vectors (d_model each)",
+            f"{call}.terms[N_PRESSED:][*].value",
+        ),
         Number("stamps.partial_sums", r.partial_sums, "vectors (d_model each)", f"{call}.partial_sums"),
         Number("stamps.marks_total", marks_total, "vector", f"{call}.partial_sums[-1]"),
         Number("stamps.bias", r.bias, "vector", f"{call}.bias"),
         Number("stamps.output", r.output, "vector", f"{call}.output"),
         Number("stamps.module_output", r.module_output, "vector", f"{call}.module_output"),
-        Number("stamps.max_abs_difference", r.max_abs_difference, "absolute difference",
-               f"{call}.max_abs_difference"),
-        Number("stamps.agreeing_decimals", r.agreeing_decimals, "decimal places",
-               f"{call}.agreeing_decimals"),
+        Number("stamps.max_abs_difference", r.max_abs_difference, "absolute difference", f"{call}.max_abs_difference"),
+        Number("stamps.agreeing_decimals", r.agreeing_decimals, "decimal places", f"{call}.agreeing_decimals"),
         Number("stamps.loudest_unit", r.loudest.unit + 1, "unit (1-based)", f"{call}.terms[0].unit + 1"),
         Number("stamps.loudest_value", r.loudest.value, "vector", f"{call}.terms[0].value"),
-        Number("stamps.loudest_boosts", tuple(w.boost for w in r.loudest_words), "logit",
-               f"{call}.loudest_words[*].boost"),
+        Number(
+            "stamps.loudest_boosts", tuple(w.boost for w in r.loudest_words), "logit", f"{call}.loudest_words[*].boost"
+        ),
         Number("stamps.top_boost", r.loudest_words[0].boost, "logit", f"{call}.loudest_words[0].boost"),
     )

@@ -28,16 +28,24 @@ def numbers() -> tuple[Number, ...]:
         Number("stencil.product", ex.product, "vector (Swish(x W_1) * x W_3)", f"{call}.product"),
         Number("stencil.output", ex.output, "vector (product W_2)", f"{call}.output"),
         Number("stencil.w_down", ex.w_down, "matrix (W_2, d_ff x d_model)", f"{call}.w_down"),
-        Number("stencil.full_forward_output", ex.trace.output, "vector",
-               "ffn_core.ffn.ffn_forward('swiglu', ...).output"),
-        Number("stencil.widest_gate", ex.gate[ex.widest_channel], "Swish activation",
-               f"{call}.gate[widest_channel]"),
-        Number("stencil.leaking_gate", ex.gate[ex.leaking_channel], "Swish activation",
-               f"{call}.gate[leaking_channel]"),
-        Number("stencil.n_leaking", sum(g < 0 for g in ex.gate), "channels",
-               f"sum(g < 0 for g in {call}.gate)"),
-        Number("stencil.param_increase", cost.param_increase, FRACTION,
-               "ffn_core.stencil.swiglu_cost('llama2_7b').param_increase"),
-        Number("stencil.rounding_added", cost.rounding_added, WIDTH,
-               "ffn_core.stencil.swiglu_cost('llama2_7b').rounding_added"),
+        Number(
+            "stencil.full_forward_output", ex.trace.output, "vector", "ffn_core.ffn.ffn_forward('swiglu', ...).output"
+        ),
+        Number("stencil.widest_gate", ex.gate[ex.widest_channel], "Swish activation", f"{call}.gate[widest_channel]"),
+        Number(
+            "stencil.leaking_gate", ex.gate[ex.leaking_channel], "Swish activation", f"{call}.gate[leaking_channel]"
+        ),
+        Number("stencil.n_leaking", sum(g < 0 for g in ex.gate), "channels", f"sum(g < 0 for g in {call}.gate)"),
+        Number(
+            "stencil.param_increase",
+            cost.param_increase,
+            FRACTION,
+            "ffn_core.stencil.swiglu_cost('llama2_7b').param_increase",
+        ),
+        Number(
+            "stencil.rounding_added",
+            cost.rounding_added,
+            WIDTH,
+            "ffn_core.stencil.swiglu_cost('llama2_7b').rounding_added",
+        ),
     )

@@ -11,6 +11,7 @@ build's outputs (lecture.mp4, lecture.es.srt, chapters.txt) and `youtube.toml`.
 
 Every file is written under a temporary name and renamed.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,7 +32,7 @@ from voiceover.atomic import atomic_path, write_json, write_text
 @dataclass(frozen=True)
 class BundleReport:
     paths: BundlePaths
-    video_action: str                      # "copiado", "al día" or "recodificado (...)"
+    video_action: str  # "copiado", "al día" or "recodificado (...)"
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -43,8 +44,9 @@ def make_bundle(quality: str, privacy: str | None = None, settings: YoutubeSetti
     return write_bundle(outputs, bundle_paths(quality), settings, privacy)
 
 
-def write_bundle(outputs: BuildOutputs, paths: BundlePaths, settings: YoutubeSettings,
-                 privacy: str | None = None) -> BundleReport:
+def write_bundle(
+    outputs: BuildOutputs, paths: BundlePaths, settings: YoutubeSettings, privacy: str | None = None
+) -> BundleReport:
     outputs.require()
     notes: list[str] = []
     description = description_text(settings, read_chapters(outputs.chapters))
@@ -54,15 +56,19 @@ def write_bundle(outputs: BuildOutputs, paths: BundlePaths, settings: YoutubeSet
     at_s = settings.thumbnail_at_s
     if at_s >= facts.duration_s - 0.1:
         at_s = facts.duration_s / 2
-        notes.append(f"miniatura: el segundo {settings.thumbnail_at_s:g} de {settings.path.name} queda fuera "
-                     f"del vídeo ({facts.duration_s:.1f} s); se usa el segundo {at_s:.1f}")
+        notes.append(
+            f"miniatura: el segundo {settings.thumbnail_at_s:g} de {settings.path.name} queda fuera "
+            f"del vídeo ({facts.duration_s:.1f} s); se usa el segundo {at_s:.1f}"
+        )
     try:
         thumbnail = make_thumbnail(paths.video, at_s, settings.thumbnail_title, paths.thumbnail)
     except TitleTooLong as err:
         raise YoutubeError(f"{settings.path}: {err}") from None
     if thumbnail.blank_frame:
-        notes.append(f"miniatura: el fotograma del segundo {at_s:.1f} está casi vacío; elige otro con "
-                     f"«thumbnail_at_s» en {settings.path}")
+        notes.append(
+            f"miniatura: el fotograma del segundo {at_s:.1f} está casi vacío; elige otro con "
+            f"«thumbnail_at_s» en {settings.path}"
+        )
     write_text(paths.description, description)
     write_json(paths.metadata, metadata_document(settings, description, privacy or settings.privacy))
     return BundleReport(paths, video_action, tuple(notes))
@@ -77,8 +83,12 @@ def _video(source: Path, facts: StreamFacts, target: Path) -> str:
         redo_video.append(f"píxeles {facts.pix_fmt}")
     if not redo_video and not gop_facts(source).closed:
         redo_video.append("GOP abiertos")
-    redo_audio = facts.audio_codec != "aac" or facts.audio_profile != "LC" or \
-        facts.sample_rate_hz != 48_000 or facts.channels != 2
+    redo_audio = (
+        facts.audio_codec != "aac"
+        or facts.audio_profile != "LC"
+        or facts.sample_rate_hz != 48_000
+        or facts.channels != 2
+    )
     if facts.audio_codec is None:
         raise YoutubeError(f"{source}: no tiene pista de audio")
     if not redo_video and not redo_audio and moov_before_mdat(source):
@@ -88,14 +98,49 @@ def _video(source: Path, facts: StreamFacts, target: Path) -> str:
             shutil.copyfile(source, part)
             shutil.copystat(source, part)  # same mtime: the next run sees the copy is current
         return "copiado"
-    video_args = (["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p", "-crf", "18",
-                   "-preset", "medium", "-x264-params", "open-gop=0"] if redo_video else ["-c:v", "copy"])
-    audio_args = (["-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k", "-ar", "48000", "-ac", "2"]
-                  if redo_audio else ["-c:a", "copy"])
+    video_args = (
+        [
+            "-c:v",
+            "libx264",
+            "-profile:v",
+            "high",
+            "-pix_fmt",
+            "yuv420p",
+            "-crf",
+            "18",
+            "-preset",
+            "medium",
+            "-x264-params",
+            "open-gop=0",
+        ]
+        if redo_video
+        else ["-c:v", "copy"]
+    )
+    audio_args = (
+        ["-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k", "-ar", "48000", "-ac", "2"]
+        if redo_audio
+        else ["-c:a", "copy"]
+    )
     with atomic_path(target) as part:
-        run_ffmpeg(["-i", str(source), "-map", "0:v:0", "-map", "0:a:0", *video_args, *audio_args,
-                    "-movflags", "+faststart", "-f", "mp4", str(part)],
-                   f"preparing {target.name} from {source}", YoutubeError)
+        run_ffmpeg(
+            [
+                "-i",
+                str(source),
+                "-map",
+                "0:v:0",
+                "-map",
+                "0:a:0",
+                *video_args,
+                *audio_args,
+                "-movflags",
+                "+faststart",
+                "-f",
+                "mp4",
+                str(part),
+            ],
+            f"preparing {target.name} from {source}",
+            YoutubeError,
+        )
     why = redo_video + (["audio"] if redo_audio else [])
     return f"recodificado ({', '.join(why)})" if why else "remultiplexado (índice delante)"
 

@@ -8,6 +8,7 @@ A rule may raise `YoutubeError` (a missing or unreadable file): that rule then f
 error's message and the others still run. The bundle's facts (ffprobe, loudness, metadata)
 are read once and shared by every rule.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,19 +27,18 @@ from lecture.youtube import YoutubeError
 from lecture.youtube.media import GopFacts, Loudness, StreamFacts, gop_facts, loudness, stream_facts
 from lecture.youtube.metadata import ChapterMark, Metadata, load_metadata, parse_chapters
 from lecture.youtube.paths import BundlePaths
-from lecture.youtube.settings import (CATEGORY_EDUCATION, MAX_TAGS_CHARS, MAX_TITLE_CHARS, PRIVACY_STATUSES,
-                                      tags_length)
+from lecture.youtube.settings import CATEGORY_EDUCATION, MAX_TAGS_CHARS, MAX_TITLE_CHARS, PRIVACY_STATUSES, tags_length
 from lecture.youtube.thumbnail import MAX_BYTES as THUMBNAIL_MAX_BYTES
 from lecture.youtube.thumbnail import SIZE_PX as THUMBNAIL_SIZE_PX
 
-LOUDNESS_TOLERANCE_LU = 1.0   # around the build's target: AAC and rounding move it a little
+LOUDNESS_TOLERANCE_LU = 1.0  # around the build's target: AAC and rounding move it a little
 MAX_DESCRIPTION_BYTES = 5000
 
 
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
-    message: str   # Spanish, for the user
+    message: str  # Spanish, for the user
 
 
 def passed(message: str) -> Verdict:
@@ -54,12 +54,14 @@ class BundleUnderCheck:
     """A bundle's files and, read on first use and then kept, the facts the rules need."""
 
     paths: BundlePaths
-    quality: str | None = None   # the build quality the bundle came from, when known
+    quality: str | None = None  # the build quality the bundle came from, when known
 
     def require(self, path: Path) -> Path:
         if not path.exists():
-            raise YoutubeError(f"{path}: no existe; créalo con `ffn-video publish --dry-run"
-                               f"{f' --quality {self.quality}' if self.quality else ''}`")
+            raise YoutubeError(
+                f"{path}: no existe; créalo con `ffn-video publish --dry-run"
+                f"{f' --quality {self.quality}' if self.quality else ''}`"
+            )
         return path
 
     @cached_property
@@ -89,7 +91,7 @@ class BundleUnderCheck:
 
 @dataclass(frozen=True)
 class Rule:
-    name: str                                          # Spanish, as printed
+    name: str  # Spanish, as printed
     check: Callable[[BundleUnderCheck], Verdict]
 
 
@@ -102,10 +104,13 @@ class RuleResult:
 
 # --- the rules ---------------------------------------------------------------------------
 
+
 def container_and_codecs(bundle: BundleUnderCheck) -> Verdict:
     s = bundle.streams
-    found = (f"{'MP4' if s.is_mp4 else s.format_name}, vídeo {s.video_codec} {s.video_profile} {s.pix_fmt}, "
-             f"audio {s.audio_codec} {s.audio_profile}")
+    found = (
+        f"{'MP4' if s.is_mp4 else s.format_name}, vídeo {s.video_codec} {s.video_profile} {s.pix_fmt}, "
+        f"audio {s.audio_codec} {s.audio_profile}"
+    )
     problems = []
     if not s.is_mp4:
         problems.append("el contenedor no es MP4")
@@ -236,8 +241,10 @@ def description(bundle: BundleUnderCheck) -> Verdict:
     if "<" in text or ">" in text:
         return failed("lleva «<» o «>», que YouTube rechaza")
     if text != bundle.description_file:
-        return failed(f"{bundle.paths.description.name} y {bundle.paths.metadata.name} no coinciden: "
-                      f"rehaz el paquete con `ffn-video publish --dry-run`")
+        return failed(
+            f"{bundle.paths.description.name} y {bundle.paths.metadata.name} no coinciden: "
+            f"rehaz el paquete con `ffn-video publish --dry-run`"
+        )
     return passed(f"{size} bytes")
 
 
@@ -271,9 +278,11 @@ def youtube_settings(bundle: BundleUnderCheck) -> Verdict:
         problems.append("la pista de subtítulos no tiene nombre")
     if problems:
         return failed("; ".join(problems))
-    return passed(f"Educación, idioma {language}, {status['privacyStatus']}, "
-                  f"{'voz sintética' if status['containsSyntheticMedia'] else 'voz grabada'}, "
-                  f"{'para niños' if status['selfDeclaredMadeForKids'] else 'no dirigido a niños'}")
+    return passed(
+        f"Educación, idioma {language}, {status['privacyStatus']}, "
+        f"{'voz sintética' if status['containsSyntheticMedia'] else 'voz grabada'}, "
+        f"{'para niños' if status['selfDeclaredMadeForKids'] else 'no dirigido a niños'}"
+    )
 
 
 def narration_in_sync(bundle: BundleUnderCheck) -> Verdict:
@@ -298,8 +307,9 @@ def narration_in_sync(bundle: BundleUnderCheck) -> Verdict:
     except SyncCheckError as err:
         return failed(str(err))
     worst = max(report.offsets, key=lambda o: abs(o.offset_ms))
-    summary = (f"peor desfase {worst.offset_ms:+.1f} ms ({worst.scene}); audio y vídeo difieren "
-               f"{report.length_gap_ms:.1f} ms")
+    summary = (
+        f"peor desfase {worst.offset_ms:+.1f} ms ({worst.scene}); audio y vídeo difieren {report.length_gap_ms:.1f} ms"
+    )
     return passed(summary) if report.ok else failed(summary + " (máximo 12 ms y 25 ms)")
 
 
@@ -325,8 +335,10 @@ RULES: tuple[Rule, ...] = (
 def check_bundle(paths: BundlePaths, rules: Sequence[Rule] = RULES, quality: str | None = None) -> list[RuleResult]:
     """Every rule's result, in order; a rule whose input is missing or unreadable fails."""
     if not paths.folder.is_dir():
-        raise YoutubeError(f"{paths.folder}: no hay paquete de YouTube; créalo con `ffn-video publish --dry-run"
-                           f"{f' --quality {quality}' if quality else ''}`")
+        raise YoutubeError(
+            f"{paths.folder}: no hay paquete de YouTube; créalo con `ffn-video publish --dry-run"
+            f"{f' --quality {quality}' if quality else ''}`"
+        )
     bundle = BundleUnderCheck(paths, quality)
     results = []
     for rule in rules:

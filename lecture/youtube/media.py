@@ -9,6 +9,7 @@
   ffmpeg's ebur128 filter: streaming, so a 25-minute lecture is measured in seconds
   without holding its samples in memory.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,14 +23,14 @@ from lecture.youtube import YoutubeError
 
 @dataclass(frozen=True)
 class StreamFacts:
-    format_name: str          # ffprobe's, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+    format_name: str  # ffprobe's, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
     duration_s: float
-    video_codec: str | None   # "h264"
+    video_codec: str | None  # "h264"
     video_profile: str | None  # "High"
-    pix_fmt: str | None       # "yuv420p"
+    pix_fmt: str | None  # "yuv420p"
     width_px: int
     height_px: int
-    audio_codec: str | None   # "aac"
+    audio_codec: str | None  # "aac"
     audio_profile: str | None  # "LC"
     sample_rate_hz: int
     channels: int
@@ -66,7 +67,7 @@ def stream_facts(path: Path) -> StreamFacts:
 @dataclass(frozen=True)
 class GopFacts:
     keyframes: int
-    open_gops: int            # GOPs with a leading picture (shown before their keyframe)
+    open_gops: int  # GOPs with a leading picture (shown before their keyframe)
     starts_with_keyframe: bool
     x264_open_gop: bool | None  # x264's own setting, when its settings string is in the stream
 
@@ -77,9 +78,23 @@ class GopFacts:
 
 def gop_facts(path: Path) -> GopFacts:
     """Keyframes and leading pictures of the first video stream (packets only, nothing decoded)."""
-    proc = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                           "packet=pts,flags", "-of", "csv=p=0", str(path)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [
+            "ffprobe",
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "packet=pts,flags",
+            "-of",
+            "csv=p=0",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise YoutubeError(f"{path}: ffprobe no puede leer sus paquetes de vídeo ({proc.stderr.strip()[-300:]})")
     keyframes = open_gops = 0
@@ -116,8 +131,8 @@ def _x264_open_gop(path: Path, head_bytes: int = 4 << 20) -> bool | None:
 
 @dataclass(frozen=True)
 class Loudness:
-    integrated_lufs: float   # LUFS, gated (ITU-R BS.1770)
-    true_peak_dbtp: float    # dBTP, the highest over all channels
+    integrated_lufs: float  # LUFS, gated (ITU-R BS.1770)
+    true_peak_dbtp: float  # dBTP, the highest over all channels
 
 
 _SUMMARY_I = re.compile(r"Integrated loudness:\s*I:\s*(-?inf|-?[\d.]+) LUFS")
@@ -126,10 +141,27 @@ _SUMMARY_PEAK = re.compile(r"True peak:\s*Peak:\s*(-?inf|-?[\d.]+) dBFS")
 
 def loudness(path: Path) -> Loudness:
     """Integrated loudness and true peak of the first audio stream of `path`."""
-    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-i", str(path), "-map", "0:a:0",
-                           "-af", "ebur128=peak=true:framelog=verbose", "-f", "null", "-"],
-                          capture_output=True, text=True, check=False)
-    summary = proc.stderr[proc.stderr.rfind("Summary:"):]
+    proc = subprocess.run(
+        [
+            "ffmpeg",
+            "-nostdin",
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(path),
+            "-map",
+            "0:a:0",
+            "-af",
+            "ebur128=peak=true:framelog=verbose",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    summary = proc.stderr[proc.stderr.rfind("Summary:") :]
     i_match, peak_match = _SUMMARY_I.search(summary), _SUMMARY_PEAK.search(summary)
     if proc.returncode != 0 or not i_match or not peak_match:
         raise YoutubeError(f"{path}: no se pudo medir la sonoridad ({proc.stderr.strip()[-300:]})")

@@ -6,6 +6,7 @@ computed, with the command that lists them. `metadata.json` in the bundle holds 
 to YouTube (`snippet` and `status`, as the Data API v3 names them) and the caption track's
 language and name.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,11 @@ from pathlib import Path
 from lecture.youtube import YoutubeError
 from lecture.youtube.settings import YoutubeSettings
 
-NUMBERS_NOTE = ("Cada número de esta clase, en pantalla o en la narración, lo calcula el código del "
-                "proyecto a partir de modelos reales; ninguno está copiado a mano. Para ver la lista "
-                "completa, con qué se calcula cada uno y en qué escena aparece: ffn-video numbers")
+NUMBERS_NOTE = (
+    "Cada número de esta clase, en pantalla o en la narración, lo calcula el código del "
+    "proyecto a partir de modelos reales; ninguno está copiado a mano. Para ver la lista "
+    "completa, con qué se calcula cada uno y en qué escena aparece: ffn-video numbers"
+)
 SYNTHETIC_NOTE = "La narración es una voz sintética generada a partir del guion."
 
 _CHAPTER_LINE = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{2})\s+(\S.*)$")
@@ -26,7 +29,7 @@ _CHAPTER_LINE = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{2})\s+(\S.*)$")
 
 @dataclass(frozen=True)
 class ChapterMark:
-    start_s: int     # whole seconds, as written
+    start_s: int  # whole seconds, as written
     title: str
 
 
@@ -78,8 +81,10 @@ def video_body(settings: YoutubeSettings, description: str, privacy: str) -> dic
 
 def metadata_document(settings: YoutubeSettings, description: str, privacy: str) -> dict:
     """What metadata.json holds: the video body and the caption track."""
-    return {**video_body(settings, description, privacy),
-            "caption": {"language": settings.language, "name": settings.caption_name}}
+    return {
+        **video_body(settings, description, privacy),
+        "caption": {"language": settings.language, "name": settings.caption_name},
+    }
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ answer (google-auth-oauthlib's installed-app flow); the token it returns is stor
 `$XDG_CONFIG_HOME/ffn-video/` (or `~/.config/ffn-video/`) with mode 0600, refreshed when
 it expires, and never printed.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,10 @@ def token_path() -> Path:
 
 def load_client_secrets(path: Path | None) -> dict:
     """The client configuration in `path`, checked; errors name the file and what to do."""
-    how = ("descárgalo de Google Cloud Console > APIs y servicios > Credenciales > "
-           "ID de cliente de OAuth de tipo «App de escritorio»")
+    how = (
+        "descárgalo de Google Cloud Console > APIs y servicios > Credenciales > "
+        "ID de cliente de OAuth de tipo «App de escritorio»"
+    )
     if path is None:
         raise CredentialsError(f"falta --client-secrets ARCHIVO: {how}")
     path = Path(path)
@@ -51,8 +54,9 @@ def load_client_secrets(path: Path | None) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("installed"), dict):
         web = isinstance(data, dict) and "web" in data
         kind = "de tipo «Aplicación web»" if web else "sin la clave «installed»"
-        raise CredentialsError(f"{path}: secretos de cliente {kind}; hace falta un cliente de tipo "
-                               f"«App de escritorio» ({how})")
+        raise CredentialsError(
+            f"{path}: secretos de cliente {kind}; hace falta un cliente de tipo «App de escritorio» ({how})"
+        )
     installed = data["installed"]
     missing = [k for k in _REQUIRED if not isinstance(installed.get(k), str) or not installed[k].strip()]
     if missing:
@@ -80,13 +84,17 @@ def run_installed_app_flow(client_config: dict):
 
     flow = InstalledAppFlow.from_client_config(client_config, scopes=list(SCOPES))
     return flow.run_local_server(
-        host="localhost", port=0, open_browser=True,
+        host="localhost",
+        port=0,
+        open_browser=True,
         authorization_prompt_message="Abre esta dirección en el navegador para autorizar la subida a YouTube:\n{url}",
-        success_message="Autorización completada: ya puedes cerrar esta pestaña y volver a la terminal.")
+        success_message="Autorización completada: ya puedes cerrar esta pestaña y volver a la terminal.",
+    )
 
 
-def credentials(client_secrets: Path, token: Path | None = None,
-                flow: Callable[[dict], object] = run_installed_app_flow):
+def credentials(
+    client_secrets: Path, token: Path | None = None, flow: Callable[[dict], object] = run_installed_app_flow
+):
     """Valid credentials for YouTube: the stored token, refreshed if needed, or a new
     authorisation through `flow` (stored for next time)."""
     from google.auth.exceptions import RefreshError, TransportError
@@ -109,8 +117,9 @@ def credentials(client_secrets: Path, token: Path | None = None,
         except RefreshError:
             creds = None  # revoked or expired for good
         except TransportError as err:
-            raise CredentialsError(f"no se pudo renovar el token guardado en {token}: sin conexión con Google "
-                                   f"({err})") from None
+            raise CredentialsError(
+                f"no se pudo renovar el token guardado en {token}: sin conexión con Google ({err})"
+            ) from None
     if creds is None or not creds.valid:
         creds = flow(config)
     write_token(token, creds.to_json())

@@ -1,4 +1,5 @@
 """Where things are: a build's outputs (the bundle's sources) and the upload bundle."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,8 +31,9 @@ class BuildOutputs:
         """Stop, naming the files and the command that makes them, when any is missing."""
         missing = [p for p in (self.lecture, self.subtitles, self.chapters) if not p.exists()]
         if missing:
-            raise YoutubeError(f"faltan {', '.join(str(p) for p in missing)}: genéralos con "
-                               f"`ffn-video build --quality {self.quality}`")
+            raise YoutubeError(
+                f"faltan {', '.join(str(p) for p in missing)}: genéralos con `ffn-video build --quality {self.quality}`"
+            )
 
 
 @dataclass(frozen=True)

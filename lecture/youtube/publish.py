@@ -4,6 +4,7 @@ Everything that can be wrong locally is found before the first request: the clie
 secrets, the build's outputs, the settings (a title too long names youtube.toml), and every
 rule of `ffn-video check` on the bundle.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -22,8 +23,14 @@ def dry_run(quality: str, privacy: str | None = None) -> tuple[BundleReport, lis
     return report, check_bundle(report.paths, quality=quality)
 
 
-def upload(quality: str, client_secrets: Path | None, privacy: str | None = None, service=None,
-           retry: Retry | None = None, log: Callable[[str], None] = lambda _: None) -> tuple[BundleReport, Published]:
+def upload(
+    quality: str,
+    client_secrets: Path | None,
+    privacy: str | None = None,
+    service=None,
+    retry: Retry | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> tuple[BundleReport, Published]:
     """Bundle, check, then upload (or update the video in published.json). `service` is a
     ready youtube client (tests); without it the OAuth flow runs."""
     load_client_secrets(client_secrets)
@@ -31,11 +38,16 @@ def upload(quality: str, client_secrets: Path | None, privacy: str | None = None
     failures = [r for r in check_bundle(report.paths, quality=quality) if not r.ok]
     if failures:
         listed = "\n".join(f"  - {r.rule}: {r.message}" for r in failures)
-        raise YoutubeError(f"{report.paths.folder}: el paquete no cumple las reglas de YouTube; no se sube nada:\n"
-                           f"{listed}\n(detalles: `ffn-video check --quality {quality}`)")
+        raise YoutubeError(
+            f"{report.paths.folder}: el paquete no cumple las reglas de YouTube; no se sube nada:\n"
+            f"{listed}\n(detalles: `ffn-video check --quality {quality}`)"
+        )
     if service is None:
         service = build_service(credentials(Path(client_secrets)))
-    hint = (f"Borra {token_path()} y vuelve a publicar para autorizar de nuevo; "
-            f"si sigue fallando, revisa {client_secrets} y que la API de YouTube esté habilitada en su proyecto")
-    return report, publish_bundle(service, report.paths, privacy, retry=retry or Retry(), credentials_hint=hint,
-                                  log=log)
+    hint = (
+        f"Borra {token_path()} y vuelve a publicar para autorizar de nuevo; "
+        f"si sigue fallando, revisa {client_secrets} y que la API de YouTube esté habilitada en su proyecto"
+    )
+    return report, publish_bundle(
+        service, report.paths, privacy, retry=retry or Retry(), credentials_hint=hint, log=log
+    )

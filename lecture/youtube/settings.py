@@ -6,6 +6,7 @@ Everything YouTube shows in writing lives there, in Spanish: the title, the summ
 opens the description, the tags; and the flags YouTube asks about: category, languages,
 made for kids, synthetic media, the caption track's name, the default privacy.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -18,7 +19,7 @@ from lecture.youtube import YoutubeError
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "youtube.toml"
 PRIVACY_STATUSES = ("private", "unlisted", "public")
 MAX_TITLE_CHARS = 100
-MAX_TAGS_CHARS = 500      # YouTube counts the tags' characters (a tag with a space counts its quotes too)
+MAX_TAGS_CHARS = 500  # YouTube counts the tags' characters (a tag with a space counts its quotes too)
 CATEGORY_EDUCATION = "27"
 
 _KEYS = {"title", "thumbnail_title", "thumbnail_at_s", "summary", "tags", "youtube"}
@@ -27,18 +28,18 @@ _YOUTUBE_KEYS = {"category_id", "language", "caption_name", "made_for_kids", "sy
 
 @dataclass(frozen=True)
 class YoutubeSettings:
-    path: Path                 # the file these settings came from
-    title: str                 # the video's title (at most 100 characters)
-    thumbnail_title: str       # the large words on the thumbnail
-    thumbnail_at_s: float      # second of the video the thumbnail's frame is taken from
-    summary: str               # opens the description
+    path: Path  # the file these settings came from
+    title: str  # the video's title (at most 100 characters)
+    thumbnail_title: str  # the large words on the thumbnail
+    thumbnail_at_s: float  # second of the video the thumbnail's frame is taken from
+    summary: str  # opens the description
     tags: tuple[str, ...]
-    category_id: str           # "27": Education
-    language: str              # BCP-47: the video's language, its audio's, and its captions'
-    caption_name: str          # the caption track's name as viewers see it
-    made_for_kids: bool        # selfDeclaredMadeForKids
-    synthetic_media: bool      # containsSyntheticMedia: a synthetic voice narrates
-    privacy: str               # private | unlisted | public, for a first upload
+    category_id: str  # "27": Education
+    language: str  # BCP-47: the video's language, its audio's, and its captions'
+    caption_name: str  # the caption track's name as viewers see it
+    made_for_kids: bool  # selfDeclaredMadeForKids
+    synthetic_media: bool  # containsSyntheticMedia: a synthetic voice narrates
+    privacy: str  # private | unlisted | public, for a first upload
 
 
 def settings_path() -> Path:
@@ -62,8 +63,9 @@ def load_settings(path: Path | None = None) -> YoutubeSettings:
     yt = data.get("youtube", {})
     unknown = set(yt) - _YOUTUBE_KEYS
     if unknown:
-        raise YoutubeError(f"{path}: claves desconocidas en [youtube] {sorted(unknown)} "
-                           f"(válidas: {', '.join(sorted(_YOUTUBE_KEYS))})")
+        raise YoutubeError(
+            f"{path}: claves desconocidas en [youtube] {sorted(unknown)} (válidas: {', '.join(sorted(_YOUTUBE_KEYS))})"
+        )
 
     def text(table: dict, key: str, default: str | None = None) -> str:
         value = table.get(key, default)
@@ -84,8 +86,9 @@ def load_settings(path: Path | None = None) -> YoutubeSettings:
         raise YoutubeError(f"{path}: «tags» debe ser una lista de textos no vacíos")
     tags = tuple(t.strip() for t in tags)
     if tags_length(tags) > MAX_TAGS_CHARS:
-        raise YoutubeError(f"{path}: las etiquetas suman {tags_length(tags)} caracteres "
-                           f"(YouTube admite {MAX_TAGS_CHARS})")
+        raise YoutubeError(
+            f"{path}: las etiquetas suman {tags_length(tags)} caracteres (YouTube admite {MAX_TAGS_CHARS})"
+        )
     at_s = data.get("thumbnail_at_s", 0.0)
     if isinstance(at_s, bool) or not isinstance(at_s, (int, float)) or at_s < 0:
         raise YoutubeError(f"{path}: «thumbnail_at_s» debe ser un número de segundos, 0 o más")
@@ -111,8 +114,9 @@ def load_settings(path: Path | None = None) -> YoutubeSettings:
 def validate_title(title: str, where: Path) -> None:
     """YouTube's limits on a title: 1 to 100 characters, no angle brackets."""
     if len(title) > MAX_TITLE_CHARS:
-        raise YoutubeError(f"{where}: el título tiene {len(title)} caracteres; YouTube admite "
-                           f"{MAX_TITLE_CHARS} como máximo: «{title}»")
+        raise YoutubeError(
+            f"{where}: el título tiene {len(title)} caracteres; YouTube admite {MAX_TITLE_CHARS} como máximo: «{title}»"
+        )
     if "<" in title or ">" in title:
         raise YoutubeError(f"{where}: el título no puede llevar «<» ni «>» (YouTube los rechaza)")
 

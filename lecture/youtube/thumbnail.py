@@ -1,5 +1,6 @@
 """The thumbnail: one frame of the lecture, 1280x720, with the title in large Spanish type
 on a dark band along the bottom (DejaVu Sans Bold has á é í ó ú ñ ¿ ¡)."""
+
 from __future__ import annotations
 
 import io
@@ -16,16 +17,16 @@ from voiceover.atomic import atomic_path
 SIZE_PX = (1280, 720)
 MAX_BYTES = 2 * 1024 * 1024
 FONT_PATH = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
-MARGIN_PX = 56          # left and right of the title
-BAND_PAD_PX = 40        # above and below it, inside the band
+MARGIN_PX = 56  # left and right of the title
+BAND_PAD_PX = 40  # above and below it, inside the band
 MAX_FONT_PX = 96
 MIN_FONT_PX = 48
 MAX_LINES = 2
 BAND_RGB = (8, 10, 20)
-ACCENT_RGB = (236, 178, 72)   # a thin rule between the frame and the title
+ACCENT_RGB = (236, 178, 72)  # a thin rule between the frame and the title
 ACCENT_PX = 6
 TEXT_RGB = (255, 255, 255)
-BLANK_CONTRAST = 24     # grey levels between a frame's darkest and brightest pixel below which it is empty
+BLANK_CONTRAST = 24  # grey levels between a frame's darkest and brightest pixel below which it is empty
 
 
 class TitleTooLong(YoutubeError):
@@ -34,8 +35,23 @@ class TitleTooLong(YoutubeError):
 
 def grab_frame(video: Path, at_s: float, out_png: Path) -> None:
     """The frame shown at `at_s` seconds, as a PNG."""
-    run_ffmpeg(["-ss", f"{max(at_s, 0.0):.3f}", "-i", str(video), "-frames:v", "1", "-f", "image2",
-                "-c:v", "png", str(out_png)], f"taking a frame at {at_s:.1f} s from {video.name}", YoutubeError)
+    run_ffmpeg(
+        [
+            "-ss",
+            f"{max(at_s, 0.0):.3f}",
+            "-i",
+            str(video),
+            "-frames:v",
+            "1",
+            "-f",
+            "image2",
+            "-c:v",
+            "png",
+            str(out_png),
+        ],
+        f"taking a frame at {at_s:.1f} s from {video.name}",
+        YoutubeError,
+    )
 
 
 def compose(frame: Image.Image, title: str) -> Image.Image:
@@ -73,8 +89,10 @@ def _fit(title: str, width_px: int) -> tuple[ImageFont.FreeTypeFont, list[str]]:
         lines = _wrap(title, font, width_px)
         if len(lines) <= MAX_LINES and all(font.getlength(line) <= width_px for line in lines):
             return font, lines
-    raise TitleTooLong(f"el texto de la miniatura «{title}» no cabe en {MAX_LINES} líneas ni a {MIN_FONT_PX} px: "
-                       f"acórtalo («thumbnail_title» en youtube.toml)")
+    raise TitleTooLong(
+        f"el texto de la miniatura «{title}» no cabe en {MAX_LINES} líneas ni a {MIN_FONT_PX} px: "
+        f"acórtalo («thumbnail_title» en youtube.toml)"
+    )
 
 
 def _wrap(text: str, font: ImageFont.FreeTypeFont, width_px: int) -> list[str]:
@@ -100,7 +118,7 @@ def encode_png(image: Image.Image) -> bytes:
 @dataclass(frozen=True)
 class Thumbnail:
     path: Path
-    blank_frame: bool   # the frame chosen shows (almost) nothing: worth choosing another
+    blank_frame: bool  # the frame chosen shows (almost) nothing: worth choosing another
 
 
 def make_thumbnail(video: Path, at_s: float, title: str, out: Path) -> Thumbnail:

@@ -13,6 +13,7 @@ changed since it was uploaded, a note says so.
 `service` is any `googleapiclient.discovery.Resource` for youtube v3; tests pass one built
 on `HttpMockSequence`.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -38,7 +39,7 @@ from voiceover.atomic import sha256_file, write_json
 
 RETRIABLE_STATUS = frozenset({500, 502, 503, 504})
 RETRIABLE_ERRORS = (httplib2.HttpLib2Error, http.client.HTTPException, ConnectionError, TimeoutError, ssl.SSLError)
-CHUNK_BYTES = 16 * 1024 * 1024   # a multiple of 256 KiB, as resumable uploads require
+CHUNK_BYTES = 16 * 1024 * 1024  # a multiple of 256 KiB, as resumable uploads require
 
 
 class PublishError(YoutubeError):
@@ -56,13 +57,13 @@ class Retry:
     rand: Callable[[], float] = random.random
 
     def wait(self, attempt: int) -> None:
-        self.sleep(min(self.max_s, self.base_s * 2 ** attempt) * (0.5 + self.rand() / 2))
+        self.sleep(min(self.max_s, self.base_s * 2**attempt) * (0.5 + self.rand() / 2))
 
 
 @dataclass(frozen=True)
 class Published:
     video_id: str
-    action: str                  # "subido" or "actualizado"
+    action: str  # "subido" or "actualizado"
     url: str
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -75,9 +76,15 @@ def build_service(creds=None, http=None):
     return build("youtube", "v3", credentials=creds, http=http, static_discovery=True, cache_discovery=False)
 
 
-def publish_bundle(service, paths: BundlePaths, privacy: str | None = None, retry: Retry | None = None,
-                   credentials_hint: str = "", log: Callable[[str], None] = lambda _: None,
-                   chunk_bytes: int = CHUNK_BYTES) -> Published:
+def publish_bundle(
+    service,
+    paths: BundlePaths,
+    privacy: str | None = None,
+    retry: Retry | None = None,
+    credentials_hint: str = "",
+    log: Callable[[str], None] = lambda _: None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Published:
     """Upload the bundle, or update the video it was uploaded as (see published.json)."""
     metadata = load_metadata(paths.metadata)
     record = read_published(paths.published)
@@ -92,8 +99,12 @@ def publish_bundle(service, paths: BundlePaths, privacy: str | None = None, retr
         video_id = answer.get("id") if isinstance(answer, dict) else None
         if not video_id:
             raise PublishError(f"YouTube no devolvió el id del vídeo subido ({paths.video}): {answer!r:.300}")
-        record = {"video_id": video_id, "url": f"https://youtu.be/{video_id}",
-                  "uploaded_at": _now(), "video_sha256": video_sha}
+        record = {
+            "video_id": video_id,
+            "url": f"https://youtu.be/{video_id}",
+            "uploaded_at": _now(),
+            "video_sha256": video_sha,
+        }
         write_json(paths.published, record)  # at once: a later failure must not cause a second upload
         action = "subido"
         privacy_status = body["status"]["privacyStatus"]
@@ -102,28 +113,38 @@ def publish_bundle(service, paths: BundlePaths, privacy: str | None = None, retr
         found = api.execute(service.videos().list(part="status", id=video_id), "buscar el vídeo publicado")
         items = found.get("items") or []
         if not items:
-            raise PublishError(f"{paths.published}: el vídeo {video_id} ya no está en YouTube (¿se borró?); "
-                               f"borra {paths.published.name} para subirlo como vídeo nuevo")
+            raise PublishError(
+                f"{paths.published}: el vídeo {video_id} ya no está en YouTube (¿se borró?); "
+                f"borra {paths.published.name} para subirlo como vídeo nuevo"
+            )
         privacy_status = privacy or items[0].get("status", {}).get("privacyStatus") or metadata.status["privacyStatus"]
         body = {"id": video_id, **metadata.body(privacy_status)}
         api.execute(service.videos().update(part="snippet,status", body=body), "actualizar el vídeo")
         action = "actualizado"
         if record.get("video_sha256") not in (None, video_sha):
-            notes.append(f"{paths.video.name} cambió desde que se subió, pero YouTube no deja reemplazar el "
-                         f"archivo de un vídeo: para publicar el nuevo, borra {paths.published.name} y vuelve "
-                         f"a publicar")
+            notes.append(
+                f"{paths.video.name} cambió desde que se subió, pero YouTube no deja reemplazar el "
+                f"archivo de un vídeo: para publicar el nuevo, borra {paths.published.name} y vuelve "
+                f"a publicar"
+            )
 
-    record["caption_id"] = _captions(service, api, video_id, metadata, paths, updating=action == "actualizado",
-                                     known_id=record.get("caption_id"))
-    api.execute(service.thumbnails().set(videoId=video_id, media_body=MediaFileUpload(
-        str(paths.thumbnail), mimetype="image/png", resumable=False)), "poner la miniatura")
+    record["caption_id"] = _captions(
+        service, api, video_id, metadata, paths, updating=action == "actualizado", known_id=record.get("caption_id")
+    )
+    api.execute(
+        service.thumbnails().set(
+            videoId=video_id, media_body=MediaFileUpload(str(paths.thumbnail), mimetype="image/png", resumable=False)
+        ),
+        "poner la miniatura",
+    )
     record.update({"privacy_status": privacy_status, "title": metadata.title, "published_at": _now()})
     write_json(paths.published, record)
     return Published(video_id, action, record["url"], tuple(notes))
 
 
-def _captions(service, api: _Api, video_id: str, metadata: Metadata, paths: BundlePaths, updating: bool,
-              known_id: str | None) -> str:
+def _captions(
+    service, api: _Api, video_id: str, metadata: Metadata, paths: BundlePaths, updating: bool, known_id: str | None
+) -> str:
     """Insert the Spanish track, or replace it when the video already has it (the one
     recorded, else one with the same language and name); its id."""
     language, name = metadata.caption["language"], metadata.caption["name"]
@@ -133,15 +154,24 @@ def _captions(service, api: _Api, video_id: str, metadata: Metadata, paths: Bund
         listed = api.execute(service.captions().list(part="snippet", videoId=video_id), "buscar los subtítulos")
         tracks = listed.get("items") or []
         existing = next((t["id"] for t in tracks if t.get("id") == known_id), None) or next(
-            (t["id"] for t in tracks if t.get("snippet", {}).get("language") == language
-             and t.get("snippet", {}).get("name") == name), None)
+            (
+                t["id"]
+                for t in tracks
+                if t.get("snippet", {}).get("language") == language and t.get("snippet", {}).get("name") == name
+            ),
+            None,
+        )
     media = MediaFileUpload(str(paths.captions), mimetype="application/octet-stream", resumable=False)
     if existing:
-        answer = api.execute(service.captions().update(part="snippet", body={"id": existing, "snippet": snippet},
-                                                       media_body=media), "actualizar los subtítulos")
+        answer = api.execute(
+            service.captions().update(part="snippet", body={"id": existing, "snippet": snippet}, media_body=media),
+            "actualizar los subtítulos",
+        )
     else:
-        answer = api.execute(service.captions().insert(part="snippet", body={"snippet": snippet}, media_body=media),
-                             "subir los subtítulos")
+        answer = api.execute(
+            service.captions().insert(part="snippet", body={"snippet": snippet}, media_body=media),
+            "subir los subtítulos",
+        )
     return answer.get("id", existing)
 
 
@@ -191,15 +221,18 @@ class _Api:
         if status not in RETRIABLE_STATUS:
             raise explain(err, what, self.credentials_hint) from None
         if attempt + 1 >= self.retry.attempts:
-            raise PublishError(f"YouTube respondió {status} {self.retry.attempts} veces al {what}; "
-                               f"prueba más tarde (volver a publicar retoma donde quedó)") from None
+            raise PublishError(
+                f"YouTube respondió {status} {self.retry.attempts} veces al {what}; "
+                f"prueba más tarde (volver a publicar retoma donde quedó)"
+            ) from None
         self.log(f"{what}: YouTube respondió {status}; reintento {attempt + 1}")
         self.retry.wait(attempt)
 
     def _dropped(self, err: Exception, what: str, attempt: int) -> None:
         if attempt + 1 >= self.retry.attempts:
-            raise PublishError(f"la conexión se cortó {self.retry.attempts} veces al {what} ({err}); "
-                               f"revisa la red y vuelve a publicar") from None
+            raise PublishError(
+                f"la conexión se cortó {self.retry.attempts} veces al {what} ({err}); revisa la red y vuelve a publicar"
+            ) from None
         self.log(f"{what}: conexión cortada ({type(err).__name__}); reintento {attempt + 1}")
         self.retry.wait(attempt)
 
@@ -209,14 +242,18 @@ def explain(err: HttpError, what: str, credentials_hint: str = "") -> PublishErr
     status = err.resp.status
     reason = _reason(err)
     if status == 401:
-        return CredentialsError(f"YouTube rechazó las credenciales (401) al {what}: {reason}. "
-                                f"{credentials_hint}".strip())
+        return CredentialsError(
+            f"YouTube rechazó las credenciales (401) al {what}: {reason}. {credentials_hint}".strip()
+        )
     if status == 403 and "quota" in reason.lower():
-        return PublishError(f"se agotó la cuota diaria de la API de YouTube al {what} ({reason}); "
-                            f"vuelve a intentarlo mañana")
+        return PublishError(
+            f"se agotó la cuota diaria de la API de YouTube al {what} ({reason}); vuelve a intentarlo mañana"
+        )
     if status == 403 and what == "poner la miniatura":
-        return PublishError(f"YouTube no deja poner la miniatura ({reason}): el canal debe estar verificado "
-                            f"para usar miniaturas propias")
+        return PublishError(
+            f"YouTube no deja poner la miniatura ({reason}): el canal debe estar verificado "
+            f"para usar miniaturas propias"
+        )
     if status == 403:
         return CredentialsError(f"YouTube denegó el permiso (403) al {what}: {reason}. {credentials_hint}".strip())
     return PublishError(f"YouTube respondió {status} al {what}: {reason}")
@@ -238,8 +275,9 @@ def read_published(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
-        raise YoutubeError(f"{path}: no es JSON válido ({err}); arréglalo o bórralo "
-                           f"(borrarlo sube un vídeo nuevo)") from None
+        raise YoutubeError(
+            f"{path}: no es JSON válido ({err}); arréglalo o bórralo (borrarlo sube un vídeo nuevo)"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("video_id"), str) or not data["video_id"]:
         raise YoutubeError(f"{path}: falta «video_id»; arréglalo o bórralo (borrarlo sube un vídeo nuevo)")
     return data

@@ -1,9 +1,11 @@
 """A small graph of an activation function, with real neurons placed on it as dots."""
+
 from __future__ import annotations
 
 from manim import DOWN, LEFT, UP, Axes, Dot, VGroup
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 
 class ActivationGraph(VGroup):
@@ -13,24 +15,36 @@ class ActivationGraph(VGroup):
     `height` are scene units. Curves are plotted from the functions passed in (e.g.
     `ffn_core.ffn.relu`), so the drawing is the code's function, not a sketch of it."""
 
-    def __init__(self, x_range=(-2.0, 2.0), y_range=(-0.5, 2.0), width: float = 4.8, height: float = 3.0,
-                 x_label: str = "x", **kwargs):
+    def __init__(
+        self,
+        x_range=(-2.0, 2.0),
+        y_range=(-0.5, 2.0),
+        width: float = 4.8,
+        height: float = 3.0,
+        x_label: str = "x",
+        **kwargs,
+    ):
         super().__init__(**kwargs)
-        self.axes = Axes(x_range=(*x_range, 1.0), y_range=(*y_range, 1.0), x_length=width, y_length=height,
-                         tips=False, axis_config={"color": palette.MUTED, "stroke_width": 2,
-                                                  "include_ticks": False})
+        self.axes = Axes(
+            x_range=(*x_range, 1.0),
+            y_range=(*y_range, 1.0),
+            x_length=width,
+            y_length=height,
+            tips=False,
+            axis_config={"color": palette.MUTED, "stroke_width": 2, "include_ticks": False},
+        )
         self.x_label = ty.math(x_label, color=palette.MUTED).scale(0.8)
         self.x_label.next_to(self.axes.x_axis.get_right(), DOWN + LEFT * 0.2, buff=0.12)
         self.add(self.axes, self.x_label)
         self.x_range = x_range
 
-    def curve(self, function, color, x_min: float | None = None, x_max: float | None = None,
-              stroke_width: float = 5):
+    def curve(self, function, color, x_min: float | None = None, x_max: float | None = None, stroke_width: float = 5):
         """The graph of `function` (one float in, one float out) over [x_min, x_max]."""
         lo = self.x_range[0] if x_min is None else x_min
         hi = self.x_range[1] if x_max is None else x_max
-        return self.axes.plot(lambda x: float(function(x)), x_range=(lo, hi, (hi - lo) / 200),
-                              color=color, stroke_width=stroke_width)
+        return self.axes.plot(
+            lambda x: float(function(x)), x_range=(lo, hi, (hi - lo) / 200), color=color, stroke_width=stroke_width
+        )
 
     def point(self, x: float, y: float, color=palette.INK, radius: float = 0.09) -> Dot:
         """A dot at the function-space point (x, y)."""

@@ -5,12 +5,14 @@ Colours keep the palette's meanings: signed values (Q, K, V, raw scores) take th
 positive/negative hues with brightness growing with |value|; attention weights (0..1) take
 the attention hue, from dark (0) to full gold (1); masked cells are the inactive grey.
 """
+
 from __future__ import annotations
 
 import numpy as np
 from manim import LEFT, RIGHT, UP, ArcBetweenPoints, Rectangle, SurroundingRectangle, Text, VGroup, interpolate_color
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 MINUS_INFINITY = "\u2212\u221e"  # "−∞": what a masked score becomes before the softmax
 
@@ -32,7 +34,7 @@ def baseline_offset(word: str) -> float:
     words with and without accents or descenders share one baseline."""
     strut = "Ág"
     line = ty.label(strut + word)
-    glyphs = VGroup(*line[len(strut):])
+    glyphs = VGroup(*line[len(strut) :])
     return float(glyphs.get_center()[1] - line.get_center()[1])
 
 
@@ -67,9 +69,20 @@ class Heatmap(VGroup):
     `row_labels` go to the left of the rows, `col_labels` above the columns.
     `cells[i][j]` is the cell's Rectangle and `texts[i][j]` its Text (or None)."""
 
-    def __init__(self, values, kind: str = "signed", places: int | None = None, cell_width: float = 0.5,
-                 cell_height: float = 0.5, scale: float | None = None, visible=None, row_labels=None,
-                 col_labels=None, font_size: float = ty.LABEL_SIZE, **kwargs):
+    def __init__(
+        self,
+        values,
+        kind: str = "signed",
+        places: int | None = None,
+        cell_width: float = 0.5,
+        cell_height: float = 0.5,
+        scale: float | None = None,
+        visible=None,
+        row_labels=None,
+        col_labels=None,
+        font_size: float = ty.LABEL_SIZE,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if kind not in ("signed", "weight"):
             raise ValueError(f"heatmap kind must be 'signed' or 'weight', not {kind!r}")
@@ -81,10 +94,19 @@ class Heatmap(VGroup):
         self.kind, self.places, self.font_size = kind, places, font_size
         self.value_scale = scale if scale is not None else float(np.max(np.abs(self.values)) or 1.0)
         self.cell_width, self.cell_height = cell_width, cell_height
-        self.cells = [[Rectangle(width=cell_width, height=cell_height, stroke_color=palette.BACKGROUND,
-                                 stroke_width=1.5, fill_opacity=1.0)
-                       .move_to(((j - (cols - 1) / 2) * cell_width, -(i - (rows - 1) / 2) * cell_height, 0))
-                       for j in range(cols)] for i in range(rows)]
+        self.cells = [
+            [
+                Rectangle(
+                    width=cell_width,
+                    height=cell_height,
+                    stroke_color=palette.BACKGROUND,
+                    stroke_width=1.5,
+                    fill_opacity=1.0,
+                ).move_to(((j - (cols - 1) / 2) * cell_width, -(i - (rows - 1) / 2) * cell_height, 0))
+                for j in range(cols)
+            ]
+            for i in range(rows)
+        ]
         self.grid = VGroup(*(c for row in self.cells for c in row))
         self.numbers = VGroup()
         self.texts = [[None] * cols for _ in range(rows)]
@@ -144,8 +166,9 @@ class Heatmap(VGroup):
                 anims.append(self.texts[i][j].animate.set_opacity(1.0))
         return anims
 
-    def retarget(self, values, kind: str | None = None, places: int | None = None, visible=None,
-                 rows=None, rescale: bool = True) -> list:
+    def retarget(
+        self, values, kind: str | None = None, places: int | None = None, visible=None, rows=None, rescale: bool = True
+    ) -> list:
         """Animations turning `rows` (default: all) into `values`: each cell takes its new
         colour and its old number fades out while the new one fades in, in place.
 
@@ -185,8 +208,15 @@ class Heatmap(VGroup):
             self.numbers.remove(text)
 
 
-def weight_arcs(chips, weights, min_weight: float = 0.05, color=palette.ATTENTION,
-                max_width: float = 12.0, bend_rad: float = 2.0, spread: float = 0.75) -> VGroup:
+def weight_arcs(
+    chips,
+    weights,
+    min_weight: float = 0.05,
+    color=palette.ATTENTION,
+    max_width: float = 12.0,
+    bend_rad: float = 2.0,
+    spread: float = 0.75,
+) -> VGroup:
     """Arcs above a row of token chips, one for each earlier key j that query i attends to
     with at least `min_weight`: thickness and opacity grow with `weights[i][j]`.
     Information flows from key j to query i; each arc leaves key j's chip and lands on query
@@ -201,8 +231,16 @@ def weight_arcs(chips, weights, min_weight: float = 0.05, color=palette.ATTENTIO
                 continue
             start = _anchor(chips[j], i, n, spread)
             end = _anchor(chips[i], j, n, spread)
-            arcs.add(ArcBetweenPoints(start, end, angle=-bend_rad, color=color, stroke_width=max(2.0, max_width * w),
-                                      stroke_opacity=0.35 + 0.65 * w))
+            arcs.add(
+                ArcBetweenPoints(
+                    start,
+                    end,
+                    angle=-bend_rad,
+                    color=color,
+                    stroke_width=max(2.0, max_width * w),
+                    stroke_opacity=0.35 + 0.65 * w,
+                )
+            )
     return arcs
 
 

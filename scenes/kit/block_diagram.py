@@ -7,19 +7,36 @@ into the stream at a "+" node. Every arrow carries a :class:`ShapeTag` with the 
 model computes there. A :class:`Slab` is the data itself: one row per position, which the
 scene moves along the arrows.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Dot, Line, Rectangle, RoundedRectangle,
-                   VGroup, VMobject, interpolate_color)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    ArcBetweenPoints,
+    Arrow,
+    Circle,
+    Dot,
+    Line,
+    Rectangle,
+    RoundedRectangle,
+    VGroup,
+    VMobject,
+    interpolate_color,
+)
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 STREAM_COLOR = palette.INK
 TAG_GAP = 0.18  # space between an arrow and its tag
 
 
 # -- small pieces ------------------------------------------------------------------------------
+
 
 class ShapeTag(VGroup):
     """The shape a tensor has on one arrow, written `rows × cols` with Spanish thousands
@@ -38,11 +55,12 @@ class AddNode(VGroup):
 
     def __init__(self, radius: float = 0.22, color=STREAM_COLOR, **kwargs):
         super().__init__(**kwargs)
-        self.circle = Circle(radius=radius, color=color, stroke_width=4, fill_color=palette.BACKGROUND,
-                             fill_opacity=1)
+        self.circle = Circle(radius=radius, color=color, stroke_width=4, fill_color=palette.BACKGROUND, fill_opacity=1)
         arm = radius * 0.6
-        self.cross = VGroup(Line(LEFT * arm, RIGHT * arm, color=color, stroke_width=4),
-                            Line(DOWN * arm, UP * arm, color=color, stroke_width=4))
+        self.cross = VGroup(
+            Line(LEFT * arm, RIGHT * arm, color=color, stroke_width=4),
+            Line(DOWN * arm, UP * arm, color=color, stroke_width=4),
+        )
         self.add(self.circle, self.cross)
         self.radius = radius
 
@@ -53,8 +71,15 @@ class SublayerBox(VGroup):
 
     def __init__(self, text: str, color, width: float, height: float = 1.3, **kwargs):
         super().__init__(**kwargs)
-        self.box = RoundedRectangle(corner_radius=0.16, width=width, height=height, color=color,
-                                    fill_color=color, fill_opacity=0.12, stroke_width=3)
+        self.box = RoundedRectangle(
+            corner_radius=0.16,
+            width=width,
+            height=height,
+            color=color,
+            fill_color=color,
+            fill_opacity=0.12,
+            stroke_width=3,
+        )
         self.label = ty.label(text)
         if self.label.width > width - 0.3:
             self.label.scale_to_fit_width(width - 0.3)
@@ -64,8 +89,9 @@ class SublayerBox(VGroup):
     @property
     def slot(self) -> np.ndarray:
         """Centre of the free space under the label."""
-        return (self.label.get_bottom() + self.box.get_bottom()) / 2 * np.array([0, 1, 0]) + \
-            self.box.get_center() * np.array([1, 0, 0])
+        return (self.label.get_bottom() + self.box.get_bottom()) / 2 * np.array(
+            [0, 1, 0]
+        ) + self.box.get_center() * np.array([1, 0, 0])
 
     def light_up(self, opacity: float = 0.4):
         return self.box.animate.set_fill(opacity=opacity)
@@ -84,13 +110,24 @@ class Slab(VGroup):
     def __init__(self, size: float = 0.6, n_rows: int = 6, color=palette.MUTED, seed: int = 7, **kwargs):
         super().__init__(**kwargs)
         rng = np.random.default_rng(seed)
-        self.frame = Rectangle(width=size, height=size, stroke_color=palette.INK, stroke_width=2,
-                               fill_color=palette.BACKGROUND, fill_opacity=1)
+        self.frame = Rectangle(
+            width=size,
+            height=size,
+            stroke_color=palette.INK,
+            stroke_width=2,
+            fill_color=palette.BACKGROUND,
+            fill_opacity=1,
+        )
         pitch = size / n_rows
         self.rows = VGroup()
         for i in range(n_rows):
-            row = Rectangle(width=size * 0.84, height=pitch * 0.62, stroke_width=0, fill_color=color,
-                            fill_opacity=float(rng.uniform(0.2, 1.0)))
+            row = Rectangle(
+                width=size * 0.84,
+                height=pitch * 0.62,
+                stroke_width=0,
+                fill_color=color,
+                fill_opacity=float(rng.uniform(0.2, 1.0)),
+            )
             row.move_to(self.frame.get_top() + DOWN * (pitch * (i + 0.5)))
             self.rows.add(row)
         self.n_rows = n_rows
@@ -122,6 +159,7 @@ def polyline(*points, color=STREAM_COLOR, stroke_width: float = 4) -> VMobject:
 
 # -- the block ---------------------------------------------------------------------------------
 
+
 class Station(VGroup):
     """One sublayer wired to the stream: tap -> RMSNorm -> sublayer -> return -> "+" node.
 
@@ -129,9 +167,17 @@ class Station(VGroup):
     and comes back left along `write_y`. Paths for a moving slab: `to_norm`, `to_sublayer`,
     `back` (sublayer slot -> "+")."""
 
-    def __init__(self, name: str, color, stream_x: float, read_y: float, write_y: float,
-                 norm_x: tuple[float, float] = (-3.2, -1.0), sublayer_x: tuple[float, float] = (2.1, 6.7),
-                 **kwargs):
+    def __init__(
+        self,
+        name: str,
+        color,
+        stream_x: float,
+        read_y: float,
+        write_y: float,
+        norm_x: tuple[float, float] = (-3.2, -1.0),
+        sublayer_x: tuple[float, float] = (2.1, 6.7),
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         box_y = read_y + 0.15  # boxes sit a little high so the slab's slot is on the flow line
         self.norm = SublayerBox("RMSNorm", palette.MUTED, width=norm_x[1] - norm_x[0])
@@ -141,14 +187,26 @@ class Station(VGroup):
         flow_y = self.norm.slot[1]
         self.junction = Dot((stream_x, flow_y, 0), radius=0.08, color=STREAM_COLOR)
         self.tap = Line((stream_x, flow_y, 0), (norm_x[0], flow_y, 0), color=STREAM_COLOR, stroke_width=4)
-        self.arrow = Arrow((norm_x[1], flow_y, 0), (sublayer_x[0], flow_y, 0), buff=0.05, color=STREAM_COLOR,
-                           stroke_width=4, max_tip_length_to_length_ratio=0.12)
+        self.arrow = Arrow(
+            (norm_x[1], flow_y, 0),
+            (sublayer_x[0], flow_y, 0),
+            buff=0.05,
+            color=STREAM_COLOR,
+            stroke_width=4,
+            max_tip_length_to_length_ratio=0.12,
+        )
         self.add_node = AddNode().move_to((stream_x, write_y, 0))
         top = self.sublayer.box.get_top()
         corner = (top[0], write_y, 0)
         self.rise = Line(top, corner, color=STREAM_COLOR, stroke_width=4)
-        self.back_arrow = Arrow(corner, self.add_node.get_right(), buff=0.02, color=STREAM_COLOR, stroke_width=4,
-                                max_tip_length_to_length_ratio=0.04)
+        self.back_arrow = Arrow(
+            corner,
+            self.add_node.get_right(),
+            buff=0.02,
+            color=STREAM_COLOR,
+            stroke_width=4,
+            max_tip_length_to_length_ratio=0.04,
+        )
         self.wires = VGroup(self.junction, self.tap, self.arrow, self.rise, self.back_arrow)
         self.add(self.wires, self.norm, self.sublayer, self.add_node)
         self.flow_y, self.write_y, self.stream_x = flow_y, write_y, stream_x
@@ -170,8 +228,15 @@ class ResidualStream(VGroup):
 
     def __init__(self, x: float, bottom: float, top: float, **kwargs):
         super().__init__(**kwargs)
-        self.line = Arrow((x, bottom, 0), (x, top, 0), buff=0, color=STREAM_COLOR, stroke_width=7,
-                          max_tip_length_to_length_ratio=0.04, max_stroke_width_to_length_ratio=10)
+        self.line = Arrow(
+            (x, bottom, 0),
+            (x, top, 0),
+            buff=0,
+            color=STREAM_COLOR,
+            stroke_width=7,
+            max_tip_length_to_length_ratio=0.04,
+            max_stroke_width_to_length_ratio=10,
+        )
         self.add(self.line)
         self.x, self.bottom, self.top = x, bottom, top
 
@@ -191,13 +256,21 @@ class BlockDiagram(VGroup):
 
     `levels` are the stream's heights: bottom, read 1, write 1, read 2, write 2, top."""
 
-    def __init__(self, attention_name: str, ffn_name: str, stream_x: float = -3.8,
-                 levels=(-3.75, -2.45, -0.95, 0.55, 2.0, 3.7), **kwargs):
+    def __init__(
+        self,
+        attention_name: str,
+        ffn_name: str,
+        stream_x: float = -3.8,
+        levels=(-3.75, -2.45, -0.95, 0.55, 2.0, 3.7),
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         bottom, read1, write1, read2, write2, top = levels
         self.stream = ResidualStream(stream_x, bottom, top)
-        self.stations = VGroup(Station(attention_name, palette.ATTENTION, stream_x, read1, write1),
-                               Station(ffn_name, palette.FFN, stream_x, read2, write2))
+        self.stations = VGroup(
+            Station(attention_name, palette.ATTENTION, stream_x, read1, write1),
+            Station(ffn_name, palette.FFN, stream_x, read2, write2),
+        )
         self.add(self.stream, self.stations)
         self.levels = levels
 
@@ -212,21 +285,45 @@ class BlockDiagram(VGroup):
     def stream_stretches(self) -> tuple[tuple[float, float], ...]:
         """(y0, y1) of the stream's five arrows: in, past attention, between, past the FFN, out."""
         a, f = self.attention, self.ffn
-        return ((self.stream.bottom, a.flow_y), (a.flow_y, a.write_y), (a.write_y, f.flow_y),
-                (f.flow_y, f.write_y), (f.write_y, self.stream.top))
+        return (
+            (self.stream.bottom, a.flow_y),
+            (a.flow_y, a.write_y),
+            (a.write_y, f.flow_y),
+            (f.flow_y, f.write_y),
+            (f.write_y, self.stream.top),
+        )
 
 
 # -- the other views -------------------------------------------------------------------------
 
+
 class PositionRows(VGroup):
     """A sequence seen up close: `n_rows` rows, one per position, top to bottom in order."""
 
-    def __init__(self, n_rows: int, width: float = 3.0, row_height: float = 0.62, gap: float = 0.18,
-                 color=palette.MUTED, **kwargs):
+    def __init__(
+        self,
+        n_rows: int,
+        width: float = 3.0,
+        row_height: float = 0.62,
+        gap: float = 0.18,
+        color=palette.MUTED,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
-        self.rows = VGroup(*(RoundedRectangle(corner_radius=0.06, width=width, height=row_height, stroke_color=color,
-                                              stroke_width=2, fill_color=color, fill_opacity=0.35)
-                             for _ in range(n_rows))).arrange(DOWN, buff=gap)
+        self.rows = VGroup(
+            *(
+                RoundedRectangle(
+                    corner_radius=0.06,
+                    width=width,
+                    height=row_height,
+                    stroke_color=color,
+                    stroke_width=2,
+                    fill_color=color,
+                    fill_opacity=0.35,
+                )
+                for _ in range(n_rows)
+            )
+        ).arrange(DOWN, buff=gap)
         self.add(self.rows)
 
     def causal_arcs(self, color=palette.ATTENTION) -> VGroup:
@@ -261,21 +358,35 @@ class BlockStack(VGroup):
         block_h = pitch * (1 - gap_share)
         self.blocks = VGroup()
         for i in range(n_blocks):
-            shell = Rectangle(width=width, height=block_h, stroke_color=palette.MUTED, stroke_width=1.5,
-                              fill_color=palette.INACTIVE, fill_opacity=0.5)
+            shell = Rectangle(
+                width=width,
+                height=block_h,
+                stroke_color=palette.MUTED,
+                stroke_width=1.5,
+                fill_color=palette.INACTIVE,
+                fill_opacity=0.5,
+            )
             # Left to right inside the shell: the stream (at 0.16 of the width), attention, the FFN.
             part_w = width * 0.3
-            att = Rectangle(width=part_w, height=block_h * 0.7, stroke_width=0, fill_color=palette.ATTENTION,
-                            fill_opacity=0.9).move_to(shell.get_center() + LEFT * width * 0.07)
-            ffn = Rectangle(width=part_w, height=block_h * 0.7, stroke_width=0, fill_color=palette.FFN,
-                            fill_opacity=0.9).move_to(shell.get_center() + RIGHT * width * 0.28)
+            att = Rectangle(
+                width=part_w, height=block_h * 0.7, stroke_width=0, fill_color=palette.ATTENTION, fill_opacity=0.9
+            ).move_to(shell.get_center() + LEFT * width * 0.07)
+            ffn = Rectangle(
+                width=part_w, height=block_h * 0.7, stroke_width=0, fill_color=palette.FFN, fill_opacity=0.9
+            ).move_to(shell.get_center() + RIGHT * width * 0.28)
             block = VGroup(shell, att, ffn).shift(UP * (i * pitch))
             block.attention, block.ffn = att, ffn
             self.blocks.add(block)
         self.blocks.move_to((0, 0, 0))
         left = self.blocks.get_left()[0] + width * 0.16
-        self.stream = Arrow((left, self.blocks.get_bottom()[1] - 0.3, 0), (left, self.blocks.get_top()[1] + 0.35, 0),
-                            buff=0, color=STREAM_COLOR, stroke_width=6, max_tip_length_to_length_ratio=0.04)
+        self.stream = Arrow(
+            (left, self.blocks.get_bottom()[1] - 0.3, 0),
+            (left, self.blocks.get_top()[1] + 0.35, 0),
+            buff=0,
+            color=STREAM_COLOR,
+            stroke_width=6,
+            max_tip_length_to_length_ratio=0.04,
+        )
         self.add(self.blocks, self.stream)
         self.n_blocks = n_blocks
 

@@ -1,7 +1,8 @@
 """Boxes and arrows for block diagrams: a labelled stage and the flow of data between stages."""
+
 from __future__ import annotations
 
-from manim import Arrow, RoundedRectangle, VGroup, RIGHT
+from manim import RIGHT, Arrow, RoundedRectangle, VGroup
 
 from scenes.kit import palette, typography
 
@@ -11,8 +12,9 @@ class StageBox(VGroup):
 
     def __init__(self, text: str, color, width: float = 3.6, height: float = 1.3, **kwargs):
         super().__init__(**kwargs)
-        self.box = RoundedRectangle(corner_radius=0.2, width=width, height=height, color=color,
-                                    fill_opacity=0.18, stroke_width=3)
+        self.box = RoundedRectangle(
+            corner_radius=0.2, width=width, height=height, color=color, fill_opacity=0.18, stroke_width=3
+        )
         self.label = typography.body(text)
         if self.label.width > width - 0.4:
             self.label.scale_to_fit_width(width - 0.4)

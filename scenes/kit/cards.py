@@ -1,6 +1,7 @@
 """Drawings for the lecture's frame: the title card (chapter tiles, the FFN's share of a
 model's weights), the closing card (a terminal, the credits) and two small pictures the
 closing scene uses (a piano-roll strip with one re-punched hole, a shelf of keys and values)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,26 +41,46 @@ class ShareBar(VGroup):
             raise ValueError(f"a share lies between 0 and 1, got {share!r}")
         self.share = share
         self.frame = Rectangle(width=width, height=height, color=palette.MUTED, stroke_width=3)
-        self.rest = Rectangle(width=width * (1 - share), height=height, stroke_width=0,
-                              fill_color=palette.INACTIVE, fill_opacity=0.8)
+        self.rest = Rectangle(
+            width=width * (1 - share), height=height, stroke_width=0, fill_color=palette.INACTIVE, fill_opacity=0.8
+        )
         self.rest.align_to(self.frame, RIGHT)
-        self.fill = Rectangle(width=width * share, height=height, stroke_width=0, fill_color=palette.FFN,
-                              fill_opacity=0.9)
+        self.fill = Rectangle(
+            width=width * share, height=height, stroke_width=0, fill_color=palette.FFN, fill_opacity=0.9
+        )
         self.fill.align_to(self.frame, LEFT)
         self.add(self.rest, self.fill, self.frame)
 
     def tick(self, share: float) -> Line:
         """A vertical mark at `share` of the bar's length (from its left end)."""
         x = self.frame.get_left()[0] + share * self.frame.width
-        return Line((x, self.frame.get_bottom()[1] - 0.15, 0), (x, self.frame.get_top()[1] + 0.15, 0),
-                    color=palette.ATTENTION, stroke_width=5)
+        return Line(
+            (x, self.frame.get_bottom()[1] - 0.15, 0),
+            (x, self.frame.get_top()[1] + 0.15, 0),
+            color=palette.ATTENTION,
+            stroke_width=5,
+        )
 
 
 def _glyph_iceberg(size: float) -> VGroup:
     s = size
-    berg = Polygon(*(np.array(p) * s for p in [(-0.45, 0.05, 0), (-0.15, 0.4, 0), (0.05, 0.3, 0), (0.2, 0.45, 0),
-                                                (0.45, 0.05, 0), (0.35, -0.4, 0), (-0.3, -0.45, 0)]),
-                   color=palette.FFN, fill_opacity=0.5, stroke_width=3)
+    berg = Polygon(
+        *(
+            np.array(p) * s
+            for p in [
+                (-0.45, 0.05, 0),
+                (-0.15, 0.4, 0),
+                (0.05, 0.3, 0),
+                (0.2, 0.45, 0),
+                (0.45, 0.05, 0),
+                (0.35, -0.4, 0),
+                (-0.3, -0.45, 0),
+            ]
+        ),
+        color=palette.FFN,
+        fill_opacity=0.5,
+        stroke_width=3,
+    )
     water = Line((-0.55 * s, 0.12 * s, 0), (0.55 * s, 0.12 * s, 0), color=palette.INK, stroke_width=3)
     return VGroup(berg, water)
 
@@ -94,30 +115,49 @@ def _glyph_needles(size: float) -> VGroup:
 
 def _glyph_stamps(size: float) -> VGroup:
     s = size
-    handle = RoundedRectangle(corner_radius=0.05, width=0.25 * s, height=0.35 * s, color=palette.MUTED,
-                              fill_opacity=0.6, stroke_width=2).move_to((-0.15 * s, 0.22 * s, 0))
-    pad = Rectangle(width=0.55 * s, height=0.14 * s, color=palette.POSITIVE, fill_opacity=0.9,
-                    stroke_width=0).move_to((-0.15 * s, -0.02 * s, 0))
+    handle = RoundedRectangle(
+        corner_radius=0.05, width=0.25 * s, height=0.35 * s, color=palette.MUTED, fill_opacity=0.6, stroke_width=2
+    ).move_to((-0.15 * s, 0.22 * s, 0))
+    pad = Rectangle(width=0.55 * s, height=0.14 * s, color=palette.POSITIVE, fill_opacity=0.9, stroke_width=0).move_to(
+        (-0.15 * s, -0.02 * s, 0)
+    )
     mark = Square(0.3 * s, color=palette.POSITIVE, fill_opacity=0.7, stroke_width=0).move_to((0.28 * s, -0.3 * s, 0))
     return VGroup(handle, pad, mark)
 
 
 def _glyph_piano_roll(size: float) -> VGroup:
     s = size
-    paper = Rectangle(width=1.0 * s, height=0.7 * s, color=palette.MUTED, fill_color=palette.INK, fill_opacity=0.15,
-                      stroke_width=2)
-    holes = VGroup(*(Rectangle(width=0.12 * s, height=0.08 * s, stroke_width=0, fill_opacity=1,
-                               fill_color=palette.HIGHLIGHT if k == 2 else palette.BACKGROUND)
-                     .move_to(((-0.36 + 0.18 * k) * s, (0.2 - 0.13 * ((3 * k) % 4)) * s, 0)) for k in range(5)))
+    paper = Rectangle(
+        width=1.0 * s, height=0.7 * s, color=palette.MUTED, fill_color=palette.INK, fill_opacity=0.15, stroke_width=2
+    )
+    holes = VGroup(
+        *(
+            Rectangle(
+                width=0.12 * s,
+                height=0.08 * s,
+                stroke_width=0,
+                fill_opacity=1,
+                fill_color=palette.HIGHLIGHT if k == 2 else palette.BACKGROUND,
+            ).move_to(((-0.36 + 0.18 * k) * s, (0.2 - 0.13 * ((3 * k) % 4)) * s, 0))
+            for k in range(5)
+        )
+    )
     return VGroup(paper, holes)
 
 
 def _glyph_stencil(size: float) -> VGroup:
     s = size
-    card = Rectangle(width=0.9 * s, height=0.7 * s, color=palette.MUTED, fill_color=palette.INACTIVE,
-                     fill_opacity=0.9, stroke_width=2)
-    hole = Circle(radius=0.2 * s, color=palette.ATTENTION, fill_color=palette.ATTENTION, fill_opacity=0.9,
-                  stroke_width=0)
+    card = Rectangle(
+        width=0.9 * s,
+        height=0.7 * s,
+        color=palette.MUTED,
+        fill_color=palette.INACTIVE,
+        fill_opacity=0.9,
+        stroke_width=2,
+    )
+    hole = Circle(
+        radius=0.2 * s, color=palette.ATTENTION, fill_color=palette.ATTENTION, fill_opacity=0.9, stroke_width=0
+    )
     return VGroup(card, hole)
 
 
@@ -129,8 +169,14 @@ def _glyph_relay(size: float) -> VGroup:
 
 
 GLYPHS = {
-    "iceberg": _glyph_iceberg, "xor": _glyph_xor, "relu": _glyph_relu, "needles": _glyph_needles,
-    "stamps": _glyph_stamps, "piano_roll": _glyph_piano_roll, "stencil": _glyph_stencil, "relay": _glyph_relay,
+    "iceberg": _glyph_iceberg,
+    "xor": _glyph_xor,
+    "relu": _glyph_relu,
+    "needles": _glyph_needles,
+    "stamps": _glyph_stamps,
+    "piano_roll": _glyph_piano_roll,
+    "stencil": _glyph_stencil,
+    "relay": _glyph_relay,
 }
 
 
@@ -141,8 +187,15 @@ class ChapterTile(VGroup):
         super().__init__(**kwargs)
         if glyph not in GLYPHS:
             raise ValueError(f"unknown chapter glyph {glyph!r}; known: {', '.join(GLYPHS)}")
-        self.frame = RoundedRectangle(corner_radius=0.15, width=width, height=height, color=palette.MUTED,
-                                      stroke_width=2, fill_color=palette.INK, fill_opacity=0.04)
+        self.frame = RoundedRectangle(
+            corner_radius=0.15,
+            width=width,
+            height=height,
+            color=palette.MUTED,
+            stroke_width=2,
+            fill_color=palette.INK,
+            fill_opacity=0.04,
+        )
         self.picture = GLYPHS[glyph](1.4).move_to(self.frame.get_center() + UP * 0.3)
         self.name = ty.label(name)
         if self.name.width > width - 0.3:
@@ -178,10 +231,21 @@ class TerminalBox(VGroup):
             line.shift(RIGHT * advance * (len(text) - len(text.lstrip(" "))))
         width = max(width, self.lines.width + 0.7)  # the window always holds its longest line
         height = max(self.lines.height + 0.9, 1.4)
-        self.window = RoundedRectangle(corner_radius=0.15, width=width, height=height, color=palette.MUTED,
-                                       stroke_width=2, fill_color="#0A0D14", fill_opacity=1)
-        self.bar = Line(self.window.get_corner(UP + LEFT) + DOWN * 0.38, self.window.get_corner(UP + RIGHT) + DOWN * 0.38,
-                        color=palette.MUTED, stroke_width=1)
+        self.window = RoundedRectangle(
+            corner_radius=0.15,
+            width=width,
+            height=height,
+            color=palette.MUTED,
+            stroke_width=2,
+            fill_color="#0A0D14",
+            fill_opacity=1,
+        )
+        self.bar = Line(
+            self.window.get_corner(UP + LEFT) + DOWN * 0.38,
+            self.window.get_corner(UP + RIGHT) + DOWN * 0.38,
+            color=palette.MUTED,
+            stroke_width=1,
+        )
         self.dots = VGroup(*(Dot(radius=0.07, color=c) for c in (palette.POSITIVE, palette.ATTENTION, palette.ACTIVE)))
         self.dots.arrange(RIGHT, buff=0.14).move_to(self.window.get_corner(UP + LEFT) + RIGHT * 0.5 + DOWN * 0.19)
         self.lines.next_to(self.bar, DOWN, buff=0.25).align_to(self.window.get_left() + RIGHT * 0.35, LEFT)
@@ -212,8 +276,9 @@ class FactStrip(VGroup):
         super().__init__(**kwargs)
         if n_facts < 1:
             raise ValueError("a strip needs at least one fact")
-        self.paper = Rectangle(width=width, height=height, color=palette.MUTED, fill_color=palette.INK,
-                               fill_opacity=0.12, stroke_width=2)
+        self.paper = Rectangle(
+            width=width, height=height, color=palette.MUTED, fill_color=palette.INK, fill_opacity=0.12, stroke_width=2
+        )
         self.lane_y = [height / 2 - (k + 0.5) * height / lanes for k in range(lanes)]
         step = (width - 0.8) / max(n_facts - 1, 1)
         self.holes = VGroup()
@@ -221,8 +286,14 @@ class FactStrip(VGroup):
         for i in range(n_facts):
             lane = (3 * i + i // 2) % lanes
             self.lanes.append(lane)
-            hole = RoundedRectangle(corner_radius=0.04, width=0.42, height=0.3, stroke_width=0,
-                                    fill_color=palette.BACKGROUND, fill_opacity=1)
+            hole = RoundedRectangle(
+                corner_radius=0.04,
+                width=0.42,
+                height=0.3,
+                stroke_width=0,
+                fill_color=palette.BACKGROUND,
+                fill_opacity=1,
+            )
             hole.move_to((-width / 2 + 0.4 + i * step, self.lane_y[lane], 0))
             self.holes.add(hole)
         self.add(self.paper, self.holes)
@@ -234,8 +305,9 @@ class FactStrip(VGroup):
         return self.holes[i].animate.move_to(target).set_fill(color=palette.HIGHLIGHT)
 
     def confirm_others(self, i: int):
-        return AnimationGroup(*(hole.animate.set_stroke(color=palette.ACTIVE, width=3)
-                                for k, hole in enumerate(self.holes) if k != i))
+        return AnimationGroup(
+            *(hole.animate.set_stroke(color=palette.ACTIVE, width=3) for k, hole in enumerate(self.holes) if k != i)
+        )
 
 
 class KeyValueShelf(VGroup):
@@ -246,21 +318,28 @@ class KeyValueShelf(VGroup):
         super().__init__(**kwargs)
         self.rows = VGroup()
         for r in range(rows):
-            key = VGroup(Circle(radius=0.22, color=palette.FFN, stroke_width=4),
-                         Line((0.22, 0, 0), (0.9, 0, 0), color=palette.FFN, stroke_width=4),
-                         Line((0.7, 0, 0), (0.7, -0.18, 0), color=palette.FFN, stroke_width=4),
-                         Line((0.85, 0, 0), (0.85, -0.14, 0), color=palette.FFN, stroke_width=4))
+            key = VGroup(
+                Circle(radius=0.22, color=palette.FFN, stroke_width=4),
+                Line((0.22, 0, 0), (0.9, 0, 0), color=palette.FFN, stroke_width=4),
+                Line((0.7, 0, 0), (0.7, -0.18, 0), color=palette.FFN, stroke_width=4),
+                Line((0.85, 0, 0), (0.85, -0.14, 0), color=palette.FFN, stroke_width=4),
+            )
             wire = Arrow((1.1, 0, 0), (2.6, 0, 0), color=palette.MUTED, buff=0, stroke_width=4)
-            value = RoundedRectangle(corner_radius=0.08, width=1.4, height=0.55, color=palette.POSITIVE,
-                                     fill_opacity=0.15, stroke_width=3).move_to((3.4, 0, 0))
+            value = RoundedRectangle(
+                corner_radius=0.08, width=1.4, height=0.55, color=palette.POSITIVE, fill_opacity=0.15, stroke_width=3
+            ).move_to((3.4, 0, 0))
             row = VGroup(key, wire, value).shift(DOWN * 0.8 * r)
             self.rows.add(row)
-        self.heads = VGroup(ty.label("key", color=palette.FFN).next_to(self.rows[0][0], UP, buff=0.25),
-                            ty.label("value", color=palette.POSITIVE).next_to(self.rows[0][2], UP, buff=0.2))
+        self.heads = VGroup(
+            ty.label("key", color=palette.FFN).next_to(self.rows[0][0], UP, buff=0.25),
+            ty.label("value", color=palette.POSITIVE).next_to(self.rows[0][2], UP, buff=0.2),
+        )
         self.add(self.rows, self.heads)
 
     def answer(self, row: int = 1):
         key, wire, value = self.rows[row]
-        return AnimationGroup(key.animate.set_stroke(color=palette.ACTIVE, width=6),
-                              wire.animate.set_color(palette.ACTIVE),
-                              value.animate.set_fill(color=palette.POSITIVE, opacity=0.8))
+        return AnimationGroup(
+            key.animate.set_stroke(color=palette.ACTIVE, width=6),
+            wire.animate.set_color(palette.ACTIVE),
+            value.animate.set_fill(color=palette.POSITIVE, opacity=0.8),
+        )

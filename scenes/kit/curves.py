@@ -4,21 +4,29 @@ The fit of a ReLU network is a polyline: it is drawn from its sampled points wit
 corners (never smoothed), so each fold shows as a real kink. Folds are marked with dots
 in the "active neuron" colour: at a fold one more neuron switches on.
 """
+
 from __future__ import annotations
 
 import numpy as np
 from manim import LEFT, RIGHT, Axes, Dot, Line, Rectangle, VGroup, VMobject
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 
 class CurveAxes(Axes):
     """Axes in the kit's muted ink, without tick labels (the picture, not the scale, matters)."""
 
     def __init__(self, x_range, y_range, width: float, height: float, **kwargs):
-        super().__init__(x_range=x_range, y_range=y_range, x_length=width, y_length=height,
-                         axis_config={"color": palette.MUTED, "stroke_width": 2, "include_ticks": False},
-                         tips=False, **kwargs)
+        super().__init__(
+            x_range=x_range,
+            y_range=y_range,
+            x_length=width,
+            y_length=height,
+            axis_config={"color": palette.MUTED, "stroke_width": 2, "include_ticks": False},
+            tips=False,
+            **kwargs,
+        )
 
     def polyline(self, xs, ys, color, stroke_width: float = 4) -> VMobject:
         """The sampled curve (xs[i], ys[i]) as straight segments between the samples."""
@@ -31,8 +39,9 @@ class CurveAxes(Axes):
         """One dot per fold, at (fold x, fitted y there); dots shrink as folds crowd together
         so the curve under them stays visible."""
         radius = min(max_radius, 0.28 * self.x_length / max(len(folds), 1))
-        return VGroup(*(Dot(self.c2p(float(x), float(y)), radius=radius, color=palette.ACTIVE)
-                        for x, y in zip(folds, heights)))
+        return VGroup(
+            *(Dot(self.c2p(float(x), float(y)), radius=radius, color=palette.ACTIVE) for x, y in zip(folds, heights))
+        )
 
 
 def split_dots(dots: VGroup, times: int) -> VGroup:
@@ -55,8 +64,7 @@ class ErrorChart(VGroup):
     reveal when fit i appears.
     """
 
-    def __init__(self, counts, errors, max_length: float = 2.6, row_height: float = 0.42,
-                 places: int = 3, **kwargs):
+    def __init__(self, counts, errors, max_length: float = 2.6, row_height: float = 0.42, places: int = 3, **kwargs):
         super().__init__(**kwargs)
         self.errors = np.asarray(errors, dtype=float)
         scale = max_length / float(np.max(self.errors))
@@ -65,8 +73,13 @@ class ErrorChart(VGroup):
             y = -i * row_height
             name = ty.small(str(count), color=palette.INK)
             name.move_to((0, y, 0), aligned_edge=RIGHT)
-            bar = Rectangle(width=max(error * scale, 0.01), height=row_height * 0.6, stroke_width=0,
-                            fill_color=palette.FFN, fill_opacity=0.85)
+            bar = Rectangle(
+                width=max(error * scale, 0.01),
+                height=row_height * 0.6,
+                stroke_width=0,
+                fill_color=palette.FFN,
+                fill_opacity=0.85,
+            )
             bar.move_to((0.2, y, 0), aligned_edge=LEFT)
             value = ty.small(ty.fmt_decimal(error, places), color=palette.INK).next_to(bar, RIGHT, buff=0.15)
             row = VGroup(name, bar, value)
@@ -86,4 +99,3 @@ def fit_heights(fit) -> np.ndarray:
 
     folds = np.asarray(fit.folds, dtype=float)
     return relu_features(folds, folds) @ np.asarray(fit.output_weights) + fit.output_bias
-

@@ -9,10 +9,11 @@ matched against every value the scene read, at the precision it is written with.
 Formulas typeset with LaTeX (`MathTex`, `Tex`) are not read: their digits are constants of
 the mathematics (`W_1`, `4d^2`), not measurements.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 # A figure as the type scale writes it: optional sign, digits grouped by (narrow) spaces,
 # an optional decimal comma.
@@ -56,7 +57,7 @@ def allowed_values(numbers_read: dict) -> set[float]:
 
 def matches(figure: float, decimals: int, values: set[float]) -> bool:
     """True when some value, at some display scale, rounds to the figure as written."""
-    tolerance = 0.5 * 10 ** -decimals + 1e-9
+    tolerance = 0.5 * 10**-decimals + 1e-9
     for v in values:
         for scale in SCALES:
             shown = v * scale

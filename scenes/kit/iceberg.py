@@ -7,6 +7,7 @@ the first band. `Refloat` animates the berg rising or sinking to a new set of sh
 if asked, moving and resizing), so a table can move from model to model while the drawing
 keeps its proportions true. `Ledger` and `PartsCard` are the tables it sits next to.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
@@ -29,13 +30,39 @@ from scenes.kit import typography as ty
 
 # Outline of an iceberg in unit coordinates (x right, y up), clockwise from the summit:
 # a spire and a shoulder above, a broad irregular body below. Drawn as ice, not a diamond.
-_OUTLINE = np.array([
-    (0.10, 1.00), (0.17, 0.87), (0.24, 0.80), (0.34, 0.85), (0.44, 0.67), (0.52, 0.52),
-    (0.65, 0.40), (0.73, 0.22), (0.88, 0.05), (0.97, -0.18), (0.93, -0.42), (0.99, -0.62),
-    (0.86, -0.86), (0.62, -1.04), (0.34, -1.17), (0.05, -1.22), (-0.28, -1.14), (-0.55, -1.02),
-    (-0.79, -0.81), (-0.95, -0.56), (-0.90, -0.31), (-0.98, -0.09), (-0.83, 0.12), (-0.65, 0.24),
-    (-0.52, 0.42), (-0.39, 0.49), (-0.30, 0.66), (-0.16, 0.74), (-0.05, 0.90),
-])
+_OUTLINE = np.array(
+    [
+        (0.10, 1.00),
+        (0.17, 0.87),
+        (0.24, 0.80),
+        (0.34, 0.85),
+        (0.44, 0.67),
+        (0.52, 0.52),
+        (0.65, 0.40),
+        (0.73, 0.22),
+        (0.88, 0.05),
+        (0.97, -0.18),
+        (0.93, -0.42),
+        (0.99, -0.62),
+        (0.86, -0.86),
+        (0.62, -1.04),
+        (0.34, -1.17),
+        (0.05, -1.22),
+        (-0.28, -1.14),
+        (-0.55, -1.02),
+        (-0.79, -0.81),
+        (-0.95, -0.56),
+        (-0.90, -0.31),
+        (-0.98, -0.09),
+        (-0.83, 0.12),
+        (-0.65, 0.24),
+        (-0.52, 0.42),
+        (-0.39, 0.49),
+        (-0.30, 0.66),
+        (-0.16, 0.74),
+        (-0.05, 0.90),
+    ]
+)
 OUTLINE_HEIGHT = float(np.ptp(_OUTLINE[:, 1]))
 # The shaded (far) side of the ice: right of a ridge that leans right as it descends.
 _RIDGE_NORMAL = np.array([1.0, 0.42])
@@ -57,7 +84,10 @@ def polygon_area(points: np.ndarray) -> float:
 def clip_polygon(points: np.ndarray, normal, offset: float) -> np.ndarray:
     """Sutherland-Hodgman clip: the part of the polygon where normal . p <= offset."""
     normal = np.asarray(normal, dtype=float)
-    side = lambda p: float(np.dot(normal, p)) - offset
+
+    def side(p: np.ndarray) -> float:
+        return float(np.dot(normal, p)) - offset
+
     out = []
     for i, cur in enumerate(points):
         prev = points[i - 1]
@@ -120,8 +150,10 @@ class BergState:
 
     def __post_init__(self):
         if not (0 < self.submerged < 1 and 0 < self.attention and self.submerged + self.attention <= 1 + 1e-9):
-            raise ValueError(f"iceberg shares must be positive and add up to at most 1: submerged="
-                             f"{self.submerged}, attention={self.attention}")
+            raise ValueError(
+                f"iceberg shares must be positive and add up to at most 1: submerged="
+                f"{self.submerged}, attention={self.attention}"
+            )
 
     @property
     def rest(self) -> float:
@@ -134,8 +166,7 @@ class BergState:
         return np.array((self.center_x - 0.08 * self.width, self.waterline_y - 0.45 * depth, 0.0))
 
     def lerp(self, other: BergState, alpha: float) -> BergState:
-        values = {f.name: (1 - alpha) * getattr(self, f.name) + alpha * getattr(other, f.name)
-                  for f in fields(self)}
+        values = {f.name: (1 - alpha) * getattr(self, f.name) + alpha * getattr(other, f.name) for f in fields(self)}
         return BergState(**values)
 
 
@@ -151,9 +182,18 @@ class Iceberg(VGroup):
     rest of a whole model; empty when the shares add up to 1), a shaded far side on each,
     and the wavy `waterline`. `Iceberg(above=a, below=b)` is the block form (no cap)."""
 
-    def __init__(self, above: float | None = None, below: float | None = None, *, state: BergState | None = None,
-                 width: float = 5.0, height: float = 6.0, waterline_y: float = 0.0, center_x: float = 0.0,
-                 **kwargs):
+    def __init__(
+        self,
+        above: float | None = None,
+        below: float | None = None,
+        *,
+        state: BergState | None = None,
+        width: float = 5.0,
+        height: float = 6.0,
+        waterline_y: float = 0.0,
+        center_x: float = 0.0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if state is None:
             if above is None or below is None:
@@ -161,20 +201,21 @@ class Iceberg(VGroup):
             share = below / (above + below)
             state = BergState(share, 1.0 - share, center_x, waterline_y, width, height)
         self.mass = Polygon(*[(0, 0, 0)] * 3, color=palette.FFN, fill_opacity=0.9, stroke_width=2.5)
-        self.mass_shade = Polygon(*[(0, 0, 0)] * 3, stroke_width=0, fill_color=palette.BACKGROUND,
-                                  fill_opacity=0.32)
+        self.mass_shade = Polygon(*[(0, 0, 0)] * 3, stroke_width=0, fill_color=palette.BACKGROUND, fill_opacity=0.32)
         # Water drawn over the mass, denser towards the middle so its edges fade out.
-        self.sea = VGroup(*(Rectangle(stroke_width=0, fill_color=palette.WATER, fill_opacity=0.16)
-                            for _ in range(_SEA_LAYERS)))
+        self.sea = VGroup(
+            *(Rectangle(stroke_width=0, fill_color=palette.WATER, fill_opacity=0.16) for _ in range(_SEA_LAYERS))
+        )
         self.tip = Polygon(*[(0, 0, 0)] * 3, color=palette.ATTENTION, fill_opacity=0.92, stroke_width=2.5)
         self.cap = Polygon(*[(0, 0, 0)] * 3, color=ICE_REST, fill_opacity=0.92, stroke_width=2.5)
-        self.above_shade = Polygon(*[(0, 0, 0)] * 3, stroke_width=0, fill_color=palette.BACKGROUND,
-                                   fill_opacity=0.28)
-        self.ripples = VGroup(*(Line(stroke_width=2, color=palette.FFN.lighter(0.5), stroke_opacity=0.35)
-                                for _ in range(4)))
+        self.above_shade = Polygon(*[(0, 0, 0)] * 3, stroke_width=0, fill_color=palette.BACKGROUND, fill_opacity=0.28)
+        self.ripples = VGroup(
+            *(Line(stroke_width=2, color=palette.FFN.lighter(0.5), stroke_opacity=0.35) for _ in range(4))
+        )
         self.waterline = VMobject(stroke_color=palette.FFN.lighter(0.55), stroke_width=3.5)
-        self.add(self.mass, self.mass_shade, self.sea, self.ripples, self.tip, self.cap,
-                 self.above_shade, self.waterline)
+        self.add(
+            self.mass, self.mass_shade, self.sea, self.ripples, self.tip, self.cap, self.above_shade, self.waterline
+        )
         self.state = state
         self.set_state(state)
 
@@ -318,8 +359,9 @@ class Ledger(VGroup):
     def __init__(self, header, rows, col_gap: float = 0.4, row_gap: float = 0.3, **kwargs):
         super().__init__(**kwargs)
         self.header = VGroup(*(ty.label(text, color=color) for text, color in header))
-        self.rows = VGroup(*(VGroup(*(ty.label(text, color=color or palette.INK) for text, color in row))
-                             for row in rows))
+        self.rows = VGroup(
+            *(VGroup(*(ty.label(text, color=color or palette.INK) for text, color in row)) for row in rows)
+        )
         lines = [self.header, *self.rows]
         n_cols = len(self.header)
         if any(len(line) != n_cols for line in lines):
@@ -361,8 +403,9 @@ class PartsCard(VGroup):
     Terms counted as 0 are dimmed and say why (their `absent_note`). `width` is the
     distance from the names' left edge to the numbers' right edge (scene units)."""
 
-    def __init__(self, title: str, terms: list[CardLine], total: int, width: float = 8.4,
-                 line_gap: float = 0.5, **kwargs):
+    def __init__(
+        self, title: str, terms: list[CardLine], total: int, width: float = 8.4, line_gap: float = 0.5, **kwargs
+    ):
         super().__init__(**kwargs)
         self.title = ty.body(title, color=palette.HIGHLIGHT)
         self.lines = VGroup()

@@ -4,13 +4,14 @@ Plain geometric shapes in the kit's palette (no emoji, no image files), so they 
 same at every quality. Values written on cards use the sign colours of `matrix.value_color`:
 a card is one real number of the network, not a decoration.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arc, Circle, Line, Rectangle, RoundedRectangle, VGroup,
-                   PI)
+from manim import DOWN, LEFT, PI, RIGHT, UP, Arc, Circle, Line, Rectangle, RoundedRectangle, VGroup
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 from scenes.kit.matrix import value_color
 
 CARD_FILL = palette.BACKGROUND
@@ -19,12 +20,20 @@ CARD_FILL = palette.BACKGROUND
 class ItemCard(VGroup):
     """One item: a card with a real value written on it (2 decimals by default)."""
 
-    def __init__(self, value: float, scale: float = 1.0, width: float = 1.1, height: float = 0.58,
-                 places: int = 2, **kwargs):
+    def __init__(
+        self, value: float, scale: float = 1.0, width: float = 1.1, height: float = 0.58, places: int = 2, **kwargs
+    ):
         super().__init__(**kwargs)
         self.value = float(value)
-        self.face = RoundedRectangle(corner_radius=0.08, width=width, height=height, stroke_color=palette.MUTED,
-                                     stroke_width=2, fill_color=CARD_FILL, fill_opacity=1)
+        self.face = RoundedRectangle(
+            corner_radius=0.08,
+            width=width,
+            height=height,
+            stroke_color=palette.MUTED,
+            stroke_width=2,
+            fill_color=CARD_FILL,
+            fill_opacity=1,
+        )
         self.text = ty.small(ty.fmt_decimal(self.value, places), color=value_color(self.value, scale))
         self.text.move_to(self.face)
         self.add(self.face, self.text)
@@ -41,17 +50,29 @@ class ItemCard(VGroup):
 class Drawer(VGroup):
     """An open drawer seen from the front: a tray holding `n_slots` cards in a column, a handle below."""
 
-    def __init__(self, n_slots: int, slot_width: float = 1.1, slot_height: float = 0.58, gap: float = 0.14,
-                 **kwargs):
+    def __init__(self, n_slots: int, slot_width: float = 1.1, slot_height: float = 0.58, gap: float = 0.14, **kwargs):
         super().__init__(**kwargs)
         inner_h = n_slots * slot_height + (n_slots - 1) * gap
         width, height = slot_width + 0.4, inner_h + 0.4
-        self.tray = Rectangle(width=width, height=height, stroke_color=palette.MUTED, stroke_width=3,
-                              fill_color=palette.INACTIVE, fill_opacity=0.35)
-        front = Rectangle(width=width + 0.2, height=0.45, stroke_color=palette.MUTED, stroke_width=3,
-                          fill_color=palette.INACTIVE, fill_opacity=0.8).next_to(self.tray, DOWN, buff=0)
-        handle = RoundedRectangle(corner_radius=0.05, width=0.6, height=0.12, stroke_width=0,
-                                  fill_color=palette.MUTED, fill_opacity=1).move_to(front)
+        self.tray = Rectangle(
+            width=width,
+            height=height,
+            stroke_color=palette.MUTED,
+            stroke_width=3,
+            fill_color=palette.INACTIVE,
+            fill_opacity=0.35,
+        )
+        front = Rectangle(
+            width=width + 0.2,
+            height=0.45,
+            stroke_color=palette.MUTED,
+            stroke_width=3,
+            fill_color=palette.INACTIVE,
+            fill_opacity=0.8,
+        ).next_to(self.tray, DOWN, buff=0)
+        handle = RoundedRectangle(
+            corner_radius=0.05, width=0.6, height=0.12, stroke_width=0, fill_color=palette.MUTED, fill_opacity=1
+        ).move_to(front)
         self.slot_height, self.gap = slot_height, gap
         self.add(self.tray, front, handle)
 
@@ -70,17 +91,41 @@ class Bed(VGroup):
         self.rows, self.cols = rows, cols
         self.spot_width, self.spot_height = spot_width, spot_height
         width, height = cols * spot_width + 0.9, rows * spot_height + 0.4
-        self.mattress = RoundedRectangle(corner_radius=0.15, width=width, height=height, stroke_color=palette.MUTED,
-                                         stroke_width=3, fill_color=palette.INACTIVE, fill_opacity=0.35)
-        headboard = RoundedRectangle(corner_radius=0.08, width=0.22, height=height + 0.8, stroke_width=0,
-                                     fill_color=palette.MUTED, fill_opacity=0.9)
+        self.mattress = RoundedRectangle(
+            corner_radius=0.15,
+            width=width,
+            height=height,
+            stroke_color=palette.MUTED,
+            stroke_width=3,
+            fill_color=palette.INACTIVE,
+            fill_opacity=0.35,
+        )
+        headboard = RoundedRectangle(
+            corner_radius=0.08,
+            width=0.22,
+            height=height + 0.8,
+            stroke_width=0,
+            fill_color=palette.MUTED,
+            fill_opacity=0.9,
+        )
         headboard.next_to(self.mattress, LEFT, buff=0).align_to(self.mattress, DOWN).shift(DOWN * 0.3)
-        pillow = RoundedRectangle(corner_radius=0.12, width=0.35, height=height * 0.6, stroke_width=0,
-                                  fill_color=palette.INK, fill_opacity=0.25)
+        pillow = RoundedRectangle(
+            corner_radius=0.12,
+            width=0.35,
+            height=height * 0.6,
+            stroke_width=0,
+            fill_color=palette.INK,
+            fill_opacity=0.25,
+        )
         pillow.move_to(self.mattress.get_left() + RIGHT * 0.3)
-        legs = VGroup(*(Rectangle(width=0.15, height=0.3, stroke_width=0, fill_color=palette.MUTED,
-                                  fill_opacity=0.9).next_to(self.mattress.get_corner(DOWN + side), DOWN, buff=0)
-                                  .shift(-side * 0.35) for side in (LEFT, RIGHT)))
+        legs = VGroup(
+            *(
+                Rectangle(width=0.15, height=0.3, stroke_width=0, fill_color=palette.MUTED, fill_opacity=0.9)
+                .next_to(self.mattress.get_corner(DOWN + side), DOWN, buff=0)
+                .shift(-side * 0.35)
+                for side in (LEFT, RIGHT)
+            )
+        )
         self.add(headboard, self.mattress, pillow, legs)
 
     def spot(self, i: int) -> np.ndarray:
@@ -95,24 +140,45 @@ class Backpack(VGroup):
     """A backpack seen from the front with `n_pockets` pockets stacked; `pocket(i)` is a pocket's
     outline, where the value it holds is written."""
 
-    def __init__(self, n_pockets: int, pocket_width: float = 1.3, pocket_height: float = 0.58, gap: float = 0.14,
-                 **kwargs):
+    def __init__(
+        self, n_pockets: int, pocket_width: float = 1.3, pocket_height: float = 0.58, gap: float = 0.14, **kwargs
+    ):
         super().__init__(**kwargs)
         inner_h = n_pockets * pocket_height + (n_pockets - 1) * gap
         width, height = pocket_width + 0.6, inner_h + 1.0
-        self.body = RoundedRectangle(corner_radius=0.35, width=width, height=height, stroke_color=palette.INK,
-                                     stroke_width=3, fill_color=palette.INACTIVE, fill_opacity=0.45)
-        flap = Line(self.body.get_corner(UP + LEFT) + (0.1, -0.55, 0), self.body.get_corner(UP + RIGHT) + (-0.1, -0.55, 0),
-                    color=palette.INK, stroke_width=3)
-        buckle = RoundedRectangle(corner_radius=0.04, width=0.3, height=0.18, stroke_width=0,
-                                  fill_color=palette.INK, fill_opacity=0.9).move_to(flap)
+        self.body = RoundedRectangle(
+            corner_radius=0.35,
+            width=width,
+            height=height,
+            stroke_color=palette.INK,
+            stroke_width=3,
+            fill_color=palette.INACTIVE,
+            fill_opacity=0.45,
+        )
+        flap = Line(
+            self.body.get_corner(UP + LEFT) + (0.1, -0.55, 0),
+            self.body.get_corner(UP + RIGHT) + (-0.1, -0.55, 0),
+            color=palette.INK,
+            stroke_width=3,
+        )
+        buckle = RoundedRectangle(
+            corner_radius=0.04, width=0.3, height=0.18, stroke_width=0, fill_color=palette.INK, fill_opacity=0.9
+        ).move_to(flap)
         handle = Arc(radius=0.3, start_angle=0, angle=PI, color=palette.INK, stroke_width=4)
         handle.next_to(self.body, UP, buff=-0.02)
         top = self.body.get_top()[1] - 0.75 - pocket_height / 2
-        self.pockets = [RoundedRectangle(corner_radius=0.08, width=pocket_width, height=pocket_height,
-                                         stroke_color=palette.MUTED, stroke_width=2, fill_color=CARD_FILL,
-                                         fill_opacity=1).move_to((0, top - i * (pocket_height + gap), 0))
-                        for i in range(n_pockets)]
+        self.pockets = [
+            RoundedRectangle(
+                corner_radius=0.08,
+                width=pocket_width,
+                height=pocket_height,
+                stroke_color=palette.MUTED,
+                stroke_width=2,
+                fill_color=CARD_FILL,
+                fill_opacity=1,
+            ).move_to((0, top - i * (pocket_height + gap), 0))
+            for i in range(n_pockets)
+        ]
         self.add(handle, self.body, flap, buckle, *self.pockets)
 
     def pocket(self, i: int) -> RoundedRectangle:
@@ -125,8 +191,9 @@ class Juror(VGroup):
     def __init__(self, size: float = 1.0, **kwargs):
         super().__init__(**kwargs)
         self.head = Circle(radius=0.17 * size, stroke_width=0, fill_color=palette.INK, fill_opacity=1)
-        self.shoulders = Arc(radius=0.3 * size, start_angle=0, angle=PI, stroke_width=0, fill_color=palette.INK,
-                             fill_opacity=1)
+        self.shoulders = Arc(
+            radius=0.3 * size, start_angle=0, angle=PI, stroke_width=0, fill_color=palette.INK, fill_opacity=1
+        )
         self.shoulders.next_to(self.head, DOWN, buff=0.05 * size)
         self.add(self.head, self.shoulders)
 

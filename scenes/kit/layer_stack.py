@@ -1,7 +1,8 @@
 """A transformer drawn as its stack of blocks: one thin strip per layer, attention and FFN."""
+
 from __future__ import annotations
 
-from manim import Rectangle, VGroup, DOWN, RIGHT
+from manim import DOWN, RIGHT, Rectangle, VGroup
 
 from scenes.kit import palette
 
@@ -12,8 +13,7 @@ class LayerStack(VGroup):
 
     `attention` and `ffn` group the parts of every layer, to animate them together."""
 
-    def __init__(self, n_layers: int, height: float = 5.0, width: float = 1.6, gap_share: float = 0.25,
-                 **kwargs):
+    def __init__(self, n_layers: int, height: float = 5.0, width: float = 1.6, gap_share: float = 0.25, **kwargs):
         super().__init__(**kwargs)
         if n_layers < 1:
             raise ValueError(f"a layer stack needs at least one layer, got {n_layers}")
@@ -21,10 +21,10 @@ class LayerStack(VGroup):
         strip_h = pitch * (1 - gap_share)
         self.attention, self.ffn = VGroup(), VGroup()
         for i in range(n_layers):
-            att = Rectangle(width=width / 2, height=strip_h, stroke_width=0, fill_color=palette.ATTENTION,
-                            fill_opacity=0.9)
-            ffn = Rectangle(width=width / 2, height=strip_h, stroke_width=0, fill_color=palette.FFN,
-                            fill_opacity=0.9)
+            att = Rectangle(
+                width=width / 2, height=strip_h, stroke_width=0, fill_color=palette.ATTENTION, fill_opacity=0.9
+            )
+            ffn = Rectangle(width=width / 2, height=strip_h, stroke_width=0, fill_color=palette.FFN, fill_opacity=0.9)
             ffn.next_to(att, RIGHT, buff=0)
             layer = VGroup(att, ffn).shift(DOWN * (i * pitch))
             self.attention.add(att)

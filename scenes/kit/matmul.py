@@ -1,5 +1,6 @@
 """A matrix product filled in entry by entry: row i of the left factor meets column j of the
 right one, and entry (i, j) of the product appears where they meet."""
+
 from __future__ import annotations
 
 from manim import Create, ReplacementTransform
@@ -15,10 +16,14 @@ class ProductFill:
 
     def __init__(self, left: MatrixMob, right: MatrixMob, product: MatrixMob, color=palette.HIGHLIGHT):
         rows, cols = product.values.shape
-        if left.values.shape[0] != rows or right.values.shape[1] != cols \
-                or left.values.shape[1] != right.values.shape[0]:
-            raise ValueError(f"product fill: {left.values.shape} @ {right.values.shape} "
-                             f"cannot give {product.values.shape}")
+        if (
+            left.values.shape[0] != rows
+            or right.values.shape[1] != cols
+            or left.values.shape[1] != right.values.shape[0]
+        ):
+            raise ValueError(
+                f"product fill: {left.values.shape} @ {right.values.shape} cannot give {product.values.shape}"
+            )
         self.left, self.right, self.product, self.color = left, right, product, color
         self.order = [(i, j) for i in range(rows) for j in range(cols)]
         self.row_box = None

@@ -4,13 +4,26 @@ As in 3Blue1Brown's transformer chapters, positive entries take one hue and nega
 entries the contrasting one, with brightness growing with magnitude, so a viewer reads
 the sign pattern before reading the digits.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Brace, MathTex, Rectangle, SurroundingRectangle, Text, VGroup,
-                   interpolate_color)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Brace,
+    MathTex,
+    Rectangle,
+    SurroundingRectangle,
+    Text,
+    VGroup,
+    interpolate_color,
+)
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 
 def value_color(value: float, scale: float):
@@ -30,8 +43,17 @@ class MatrixMob(VGroup):
     `places` is the number of decimals shown; `scale` sets the magnitude of full colour
     (default: the largest |entry|)."""
 
-    def __init__(self, values, places: int = 1, scale: float | None = None, font_size: float = ty.LABEL_SIZE,
-                 h_buff: float = 0.35, v_buff: float = 0.22, dim_zeros: bool = False, **kwargs):
+    def __init__(
+        self,
+        values,
+        places: int = 1,
+        scale: float | None = None,
+        font_size: float = ty.LABEL_SIZE,
+        h_buff: float = 0.35,
+        v_buff: float = 0.22,
+        dim_zeros: bool = False,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.values = np.atleast_2d(np.asarray(values, dtype=float))
         rows, cols = self.values.shape
@@ -40,8 +62,10 @@ class MatrixMob(VGroup):
         def color(v):  # dim_zeros: an exact zero is a silenced neuron, drawn dimmed
             return palette.MUTED if dim_zeros and v == 0 else value_color(v, scale)
 
-        self.entries = [[Text(entry_text(v, places), font=ty.FONT, font_size=font_size,
-                              color=color(v)) for v in row] for row in self.values]
+        self.entries = [
+            [Text(entry_text(v, places), font=ty.FONT, font_size=font_size, color=color(v)) for v in row]
+            for row in self.values
+        ]
         cell_w = max(t.width for row in self.entries for t in row) + h_buff
         cell_h = max(t.height for row in self.entries for t in row) + v_buff
         for i, row in enumerate(self.entries):
@@ -124,13 +148,22 @@ def _tex_number(value: float, places: int) -> str:
     return entry_text(value, places).replace("\u2212", "-").replace(",", "{,}")
 
 
-def dot_product_steps(left, right, products, result, left_places: int = 1, right_places: int = 1,
-                      product_places: int = 1, result_places: int = 1) -> MathTex:
+def dot_product_steps(
+    left,
+    right,
+    products,
+    result,
+    left_places: int = 1,
+    right_places: int = 1,
+    product_places: int = 1,
+    result_places: int = 1,
+) -> MathTex:
     """'(3 × 0,5) + (5 × 0,1) = 1,5 + 0,5 = 2,0' with the real operands, in five parts for a
     step-by-step reveal: [0] the products written out, [1] '=', [2] the products' values
     added, [3] '=', [4] the result. Each operand family has its own number of decimals."""
-    terms = " + ".join(rf"({_tex_number(a, left_places)} \times {_tex_number(b, right_places)})"
-                       for a, b in zip(left, right))
+    terms = " + ".join(
+        rf"({_tex_number(a, left_places)} \times {_tex_number(b, right_places)})" for a, b in zip(left, right)
+    )
     values = " + ".join(_tex_number(p, product_places) for p in products)
     return ty.math(rf"{{{{ {terms} }}}} = {{{{ {values} }}}} = {{{{ {_tex_number(result, result_places)} }}}}")
 

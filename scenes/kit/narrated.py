@@ -7,17 +7,18 @@ rounding never accumulates. Each beat is padded to its narrated end, the scene t
 timeline's total, and a log records when each bookmark fired, which numbers were read
 and any text that left the frame or overlapped other text at the end of any animation.
 """
+
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import combinations
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
-from manim import MathTex, Scene, Tex, Text, MarkupText, Wait, config
+from manim import MarkupText, MathTex, Scene, Tex, Text, Wait, config
 
 from scenes.kit import palette
 from voiceover.atomic import write_json
@@ -26,7 +27,7 @@ from voiceover.timeline import BeatTiming, Timeline, build_timeline
 
 TEXT_TYPES = (Text, MarkupText, Tex, MathTex)
 FRAME_MARGIN = 0.1  # scene units kept free at the frame's edges
-MIN_TEXT_PX = 20          # the shortest legible line of text at 854x480
+MIN_TEXT_PX = 20  # the shortest legible line of text at 854x480
 PX_PER_FONT_SIZE = 0.945  # height in px at 854x480 of a line with accents and descenders, per font size
 
 
@@ -59,7 +60,7 @@ class ClockTime(float):
         """The scene time at which this run time was asked for."""
         return self.target_s - float(self)
 
-    def _scaled(self, factor) -> "ClockTime":
+    def _scaled(self, factor) -> ClockTime:
         if not isinstance(factor, (int, float)) or isinstance(factor, bool):
             return NotImplemented
         run = float(self) * float(factor)
@@ -76,8 +77,10 @@ class ClockTime(float):
         return self._scaled(1.0 / divisor)
 
     def _no_shift(self, other):
-        raise TypeError("adding or subtracting seconds to a beat's clock time loses the frame it is "
-                        "aimed at; use b.until(...), b.fraction(share) or a plain float instead")
+        raise TypeError(
+            "adding or subtracting seconds to a beat's clock time loses the frame it is "
+            "aimed at; use b.until(...), b.fraction(share) or a plain float instead"
+        )
 
     __add__ = __radd__ = __sub__ = __rsub__ = _no_shift
 
@@ -85,7 +88,7 @@ class ClockTime(float):
 class Beat:
     """The clock of one narrated beat, handed out by `NarratedScene.beat`."""
 
-    def __init__(self, scene: "NarratedScene", timing: BeatTiming):
+    def __init__(self, scene: NarratedScene, timing: BeatTiming):
         self.scene = scene
         self.timing = timing
 
@@ -96,7 +99,8 @@ class Beat:
             raise TimelineError(
                 f"{tl.script_path}: scene '{tl.scene}', beat '{self.timing.name}' waits for bookmark "
                 f"'{bookmark}', which the beat's text lacks (it has: "
-                f"{', '.join(self.timing.bookmarks) or 'none'}); add {{#{bookmark}}} to the text")
+                f"{', '.join(self.timing.bookmarks) or 'none'}); add {{#{bookmark}}} to the text"
+            )
         target = self.timing.bookmarks[bookmark]
         return ClockTime(target - self.scene.clock_s, target, bookmark)
 
@@ -164,11 +168,16 @@ class NarratedScene(Scene):
             self.fired[duration.bookmark] = self.clock_s
 
     def _refuse_stale(self, run_time) -> None:
-        if isinstance(run_time, ClockTime) and run_time.scaled and abs(run_time.start_s - self.clock_s) > 0.5 / self.fps:
+        if (
+            isinstance(run_time, ClockTime)
+            and run_time.scaled
+            and abs(run_time.start_s - self.clock_s) > 0.5 / self.fps
+        ):
             raise TimelineError(
                 f"scene {type(self).__name__}: a scaled clock time asked for at {run_time.start_s:.2f} s is played at "
                 f"{self.clock_s:.2f} s, so it would aim at the wrong frame; scale it right where it is played, or "
-                f"use b.fraction(share) there")
+                f"use b.fraction(share) there"
+            )
 
     def _advance(self, play_fn, frames: int) -> None:
         """Run `play_fn` so that exactly `frames` frames are written.
@@ -223,8 +232,10 @@ class NarratedScene(Scene):
         for m in texts:
             size = getattr(m, "font_size", None)
             if isinstance(m, (Text, MarkupText)) and size is not None and size * PX_PER_FONT_SIZE < MIN_TEXT_PX:
-                self._problem(f"beat '{beat}': {_describe(m)} is {size * PX_PER_FONT_SIZE:.0f} px tall at 854x480 "
-                              f"(under {MIN_TEXT_PX}); use ty.small or larger, unscaled")
+                self._problem(
+                    f"beat '{beat}': {_describe(m)} is {size * PX_PER_FONT_SIZE:.0f} px tall at 854x480 "
+                    f"(under {MIN_TEXT_PX}); use ty.small or larger, unscaled"
+                )
         half_w = config.frame_width / 2 - FRAME_MARGIN
         half_h = config.frame_height / 2 - FRAME_MARGIN
         boxes = []
@@ -271,14 +282,22 @@ class NarratedScene(Scene):
     def _write_log(self) -> None:
         path = os.environ.get("FFN_SCENE_LOG")
         target = Path(path) if path else Path(config.media_dir) / "ffn_logs" / f"{type(self).__name__}.json"
-        write_json(target, {
-            "scene": type(self).__name__, "script": self.script, "fps": self.fps,
-            "frames": self.frames, "duration_s": self.clock_s, "timeline_total_s": self.timeline.total_s,
-            "beats": self._beat_names, "bookmarks_fired_s": self.fired,
-            "bookmarks_timeline_s": self.timeline.bookmark_times(),
-            "numbers_read": {k: _jsonable(v) for k, v in self.numbers_read.items()},
-            "layout_problems": self.layout_problems,
-        })
+        write_json(
+            target,
+            {
+                "scene": type(self).__name__,
+                "script": self.script,
+                "fps": self.fps,
+                "frames": self.frames,
+                "duration_s": self.clock_s,
+                "timeline_total_s": self.timeline.total_s,
+                "beats": self._beat_names,
+                "bookmarks_fired_s": self.fired,
+                "bookmarks_timeline_s": self.timeline.bookmark_times(),
+                "numbers_read": {k: _jsonable(v) for k, v in self.numbers_read.items()},
+                "layout_problems": self.layout_problems,
+            },
+        )
 
 
 def _load_timeline(script: str) -> Timeline:

@@ -8,14 +8,15 @@ stands (value > 0) and INACTIVE when laid flat. A `NeedleTray` holds a grid of n
 tray; `NeedleWave` sweeps a front across it (a `BarMagnet` riding on the front) and turns
 each needle from one value to another as the front passes over it.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (LEFT, RIGHT, Animation, AnimationGroup, Circle, Polygon, Rectangle, RoundedRectangle, VGroup,
-                   VMobject)
+from manim import LEFT, RIGHT, Animation, AnimationGroup, Circle, Polygon, Rectangle, RoundedRectangle, VGroup, VMobject
 
 from ffn_core.needles import needle_angle_deg
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 REST, READING, THRESHOLD = "rest", "reading", "threshold"
 STAGES = (REST, READING, THRESHOLD)
@@ -45,10 +46,16 @@ class Needle(VGroup):
         super().__init__(**kwargs)
         half, waist = length / 2, length * 0.14
         self.north = Polygon((0, waist, 0), (half, 0, 0), (0, -waist, 0), stroke_width=0, fill_opacity=1)
-        self.south = Polygon((0, -waist, 0), (-half, 0, 0), (0, waist, 0), stroke_width=0, fill_opacity=0.6,
-                             fill_color=SOUTH_COLOR)
-        self.pivot = Circle(radius=waist * 0.55, stroke_width=1.5, stroke_color=palette.BACKGROUND,
-                            fill_color=palette.INK, fill_opacity=1)
+        self.south = Polygon(
+            (0, -waist, 0), (-half, 0, 0), (0, waist, 0), stroke_width=0, fill_opacity=0.6, fill_color=SOUTH_COLOR
+        )
+        self.pivot = Circle(
+            radius=waist * 0.55,
+            stroke_width=1.5,
+            stroke_color=palette.BACKGROUND,
+            fill_color=palette.INK,
+            fill_opacity=1,
+        )
         self.add(self.south, self.north, self.pivot)
         self._template = (self.north.points.copy(), self.south.points.copy())
         self._pivot_radius = waist * 0.55
@@ -58,7 +65,7 @@ class Needle(VGroup):
     def pivot_point(self) -> np.ndarray:
         return self.pivot.get_center()
 
-    def show(self, value: float, stage: str) -> "Needle":
+    def show(self, value: float, stage: str) -> Needle:
         """Turn to `value`'s angle and colour the north half for `stage`."""
         self.value, self.stage = float(value), stage
         self.angle_deg = needle_angle_deg(self.value)
@@ -83,16 +90,24 @@ class NeedleTray(VGroup):
     `pitch` is (horizontal, vertical) distance between pivots; needles are shorter than the
     smaller pitch, so a needle turned straight up never touches its neighbours."""
 
-    def __init__(self, rows: int, columns: int, pitch=(0.42, 0.40), needle_length: float = 0.33,
-                 margin: float = 0.25, **kwargs):
+    def __init__(
+        self, rows: int, columns: int, pitch=(0.42, 0.40), needle_length: float = 0.33, margin: float = 0.25, **kwargs
+    ):
         super().__init__(**kwargs)
         if needle_length >= min(pitch):
             raise ValueError(f"needles of length {needle_length} would touch at pitch {pitch}")
         self.rows, self.columns = rows, columns
         px, py = pitch
         width, height = columns * px + 2 * margin, rows * py + 2 * margin
-        self.box = RoundedRectangle(corner_radius=0.2, width=width, height=height, stroke_color=palette.MUTED,
-                                    stroke_width=2, fill_color=palette.WATER, fill_opacity=0.35)
+        self.box = RoundedRectangle(
+            corner_radius=0.2,
+            width=width,
+            height=height,
+            stroke_color=palette.MUTED,
+            stroke_width=2,
+            fill_color=palette.WATER,
+            fill_opacity=0.35,
+        )
         self.needles = VGroup()
         for p in range(rows * columns):
             r, c = divmod(p, columns)
@@ -104,7 +119,7 @@ class NeedleTray(VGroup):
     def values(self) -> list[float]:
         return [n.value for n in self.needles]
 
-    def show(self, values, stage: str) -> "NeedleTray":
+    def show(self, values, stage: str) -> NeedleTray:
         """Every needle at once (no animation)."""
         self._check(values)
         for needle, value in zip(self.needles, values):
@@ -115,8 +130,12 @@ class NeedleTray(VGroup):
         """A ring around each needle at `positions` (tray positions): a mark that stays while
         the needles inside it turn."""
         radius = 0.5 * min(self.pitch()) * 0.95
-        return VGroup(*(Circle(radius=radius, color=color, stroke_width=stroke_width)
-                        .move_to(self.needles[p].pivot_point()) for p in positions))
+        return VGroup(
+            *(
+                Circle(radius=radius, color=color, stroke_width=stroke_width).move_to(self.needles[p].pivot_point())
+                for p in positions
+            )
+        )
 
     def pitch(self) -> tuple[float, float]:
         """Current (horizontal, vertical) distance between pivots, after any scaling."""
@@ -133,14 +152,18 @@ class BarMagnet(VGroup):
 
     def __init__(self, word: str, body_width: float = 1.3, height: float = 0.55, cap: float = 0.28, **kwargs):
         super().__init__(**kwargs)
-        self.body = Rectangle(width=body_width, height=height, stroke_width=0, fill_color=palette.BACKGROUND,
-                              fill_opacity=1)
-        self.north = Rectangle(width=cap, height=height, stroke_width=0, fill_color=palette.POSITIVE,
-                               fill_opacity=1).next_to(self.body, LEFT, buff=0)
-        self.south = Rectangle(width=cap, height=height, stroke_width=0, fill_color=palette.NEGATIVE,
-                               fill_opacity=1).next_to(self.body, RIGHT, buff=0)
-        self.outline = RoundedRectangle(corner_radius=0.08, width=body_width + 2 * cap, height=height,
-                                        stroke_color=palette.INK, stroke_width=2.5)
+        self.body = Rectangle(
+            width=body_width, height=height, stroke_width=0, fill_color=palette.BACKGROUND, fill_opacity=1
+        )
+        self.north = Rectangle(
+            width=cap, height=height, stroke_width=0, fill_color=palette.POSITIVE, fill_opacity=1
+        ).next_to(self.body, LEFT, buff=0)
+        self.south = Rectangle(
+            width=cap, height=height, stroke_width=0, fill_color=palette.NEGATIVE, fill_opacity=1
+        ).next_to(self.body, RIGHT, buff=0)
+        self.outline = RoundedRectangle(
+            corner_radius=0.08, width=body_width + 2 * cap, height=height, stroke_color=palette.INK, stroke_width=2.5
+        )
         self.word = word
         self.label = ty.label(word).move_to(self.body)
         if self.label.width > body_width * 0.92:
@@ -156,8 +179,7 @@ class NeedleWave(Animation):
     last, so every needle makes its whole turn. The animation is linear in time: the wave
     moves at constant speed (see `magnet_pass` for a magnet riding on the front)."""
 
-    def __init__(self, tray: NeedleTray, start, end, stage_before: str, stage_after: str, ramp: float = 0.9,
-                 **kwargs):
+    def __init__(self, tray: NeedleTray, start, end, stage_before: str, stage_after: str, ramp: float = 0.9, **kwargs):
         tray._check(start)
         tray._check(end)
         self.tray = tray
@@ -199,8 +221,9 @@ class RideOnFront(Animation):
         self.mobject.move_to((self.wave.front_x(alpha), self.mobject.get_center()[1], 0))
 
 
-def magnet_pass(tray: NeedleTray, magnet: VGroup, start, end, stage_before: str, stage_after: str,
-                **kwargs) -> AnimationGroup:
+def magnet_pass(
+    tray: NeedleTray, magnet: VGroup, start, end, stage_before: str, stage_after: str, **kwargs
+) -> AnimationGroup:
     """The magnet slides across the tray and the needles turn under it, as one animation."""
     wave = NeedleWave(tray, start, end, stage_before, stage_after, **kwargs)
     return AnimationGroup(wave, RideOnFront(magnet, wave))
@@ -221,8 +244,15 @@ class MiniTray(VGroup):
 
     def __init__(self, rows: int, columns: int, width: float, height: float, **kwargs):
         super().__init__(**kwargs)
-        self.box = RoundedRectangle(corner_radius=0.06, width=width, height=height, stroke_color=palette.MUTED,
-                                    stroke_width=1.5, fill_color=palette.WATER, fill_opacity=0.35)
+        self.box = RoundedRectangle(
+            corner_radius=0.06,
+            width=width,
+            height=height,
+            stroke_color=palette.MUTED,
+            stroke_width=1.5,
+            fill_color=palette.WATER,
+            fill_opacity=0.35,
+        )
         dash = 0.3 * width / columns
         marks = VMobject(stroke_color=palette.MUTED, stroke_width=1.2)
         for r in range(rows):

@@ -1,11 +1,25 @@
 """Neurons drawn as bars with their real values, and the on/off state an activation gives them."""
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, RIGHT, UP, AnimationGroup, Circle, FadeTransform, Line, Rectangle, ReplacementTransform,
-                   Square, VGroup, VMobject)
+from manim import (
+    DOWN,
+    RIGHT,
+    UP,
+    AnimationGroup,
+    Circle,
+    FadeTransform,
+    Line,
+    Rectangle,
+    ReplacementTransform,
+    Square,
+    VGroup,
+    VMobject,
+)
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 
 class OnIcon(VGroup):
@@ -14,8 +28,17 @@ class OnIcon(VGroup):
     def __init__(self, radius: float = 0.14, **kwargs):
         super().__init__(**kwargs)
         disc = Circle(radius=radius, color=palette.ACTIVE, fill_opacity=1, stroke_width=0)
-        rays = VGroup(*(Line(disc.get_center() + radius * 1.35 * d, disc.get_center() + radius * 1.9 * d,
-                             color=palette.ACTIVE, stroke_width=2) for d in _compass(8)))
+        rays = VGroup(
+            *(
+                Line(
+                    disc.get_center() + radius * 1.35 * d,
+                    disc.get_center() + radius * 1.9 * d,
+                    color=palette.ACTIVE,
+                    stroke_width=2,
+                )
+                for d in _compass(8)
+            )
+        )
         self.add(disc, rays)
 
 
@@ -47,8 +70,15 @@ class NeuronBar(VGroup):
     `silenced=True` draws a neuron an activation has switched off: its bar and value dimmed,
     so "apagada" reads at a glance even where the value is a small non-zero number (GELU)."""
 
-    def __init__(self, value: float, unit_height: float = 1.0, width: float = 0.45, places: int = 2,
-                 silenced: bool = False, **kwargs):
+    def __init__(
+        self,
+        value: float,
+        unit_height: float = 1.0,
+        width: float = 0.45,
+        places: int = 2,
+        silenced: bool = False,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.value = float(value)
         self.unit_height = unit_height
@@ -72,14 +102,16 @@ class NeuronBar(VGroup):
 class NeuronRow(VGroup):
     """Neurons side by side on a common baseline."""
 
-    def __init__(self, values, unit_height: float = 1.0, spacing: float = 0.9, places: int = 2,
-                 silenced=None, **kwargs):
+    def __init__(
+        self, values, unit_height: float = 1.0, spacing: float = 0.9, places: int = 2, silenced=None, **kwargs
+    ):
         super().__init__(**kwargs)
         self.values = tuple(float(v) for v in values)
         self.unit_height, self.spacing, self.places = unit_height, spacing, places
         silenced = silenced if silenced is not None else [False] * len(self.values)
-        self.neurons = [NeuronBar(v, unit_height=unit_height, places=places, silenced=s)
-                        for v, s in zip(self.values, silenced)]
+        self.neurons = [
+            NeuronBar(v, unit_height=unit_height, places=places, silenced=s) for v, s in zip(self.values, silenced)
+        ]
         for i, neuron in enumerate(self.neurons):
             neuron.shift(RIGHT * (i - (len(self.neurons) - 1) / 2) * spacing)
         self.add(*self.neurons)
@@ -88,21 +120,22 @@ class NeuronRow(VGroup):
         """Centre of the shared baseline (where value 0 sits), in scene coordinates."""
         return VGroup(*(n.baseline for n in self.neurons)).get_center()
 
-    def with_values(self, values, silenced=None) -> "NeuronRow":
+    def with_values(self, values, silenced=None) -> NeuronRow:
         """The same neurons showing new values (e.g. after an activation), drawn in place:
         same spacing and scale, baseline on this row's baseline, so a Transform shows each
         bar change height without moving sideways."""
-        row = NeuronRow(values, unit_height=self.unit_height, spacing=self.spacing, places=self.places,
-                        silenced=silenced)
+        row = NeuronRow(
+            values, unit_height=self.unit_height, spacing=self.spacing, places=self.places, silenced=silenced
+        )
         return row.shift(self.baseline_point() - row.baseline_point())
 
-    def activated(self, activation) -> "NeuronRow":
+    def activated(self, activation) -> NeuronRow:
         """This row after `activation` (a function of one value), negatives' neurons silenced:
         a neuron counts as on only if its activated value is positive."""
         after = [float(activation(v)) for v in self.values]
         return self.with_values(after, silenced=[a <= 0 for a in after])
 
-    def transform_into(self, after: "NeuronRow") -> AnimationGroup:
+    def transform_into(self, after: NeuronRow) -> AnimationGroup:
         """Animation turning this row into `after` (same neurons, new values; see `with_values`):
         each bar grows or shrinks to its new height, and a changed value fades into the new
         one, since digits morphing into other digits are unreadable mid-way. Afterwards the
@@ -139,8 +172,10 @@ class NeuronGrid(VGroup):
         self.activations = tuple(float(a) for a in activations)
         pitch = cell + gap
         rows = -(-len(self.activations) // columns)
-        centres = [np.array(((c - (columns - 1) / 2) * pitch, ((rows - 1) / 2 - r) * pitch, 0.0))
-                   for r, c in (divmod(i, columns) for i in range(len(self.activations)))]
+        centres = [
+            np.array(((c - (columns - 1) / 2) * pitch, ((rows - 1) / 2 - r) * pitch, 0.0))
+            for r, c in (divmod(i, columns) for i in range(len(self.activations)))
+        ]
         self.all_cells = _squares(centres, cell)
         self.firing = _squares([p for p, a in zip(centres, self.activations) if a > 0], cell)
         self.n_firing = sum(a > 0 for a in self.activations)

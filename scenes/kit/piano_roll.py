@@ -5,13 +5,27 @@ one lane per note; a hole passing over the reading (tracker) bar plays its lane'
 Only the stretch of paper between the spools is drawn: holes and printed words are clipped
 to it as the paper scrolls, so nothing ever leaves the window.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Animation, Line, Rectangle, RoundedRectangle, Text, VGroup,
-                   interpolate_color, linear)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Animation,
+    Line,
+    Rectangle,
+    RoundedRectangle,
+    Text,
+    VGroup,
+    interpolate_color,
+    linear,
+)
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 # The paper is a material, not a meaning: a pale neutral between the ink and the background.
 PAPER = interpolate_color(palette.INK, palette.BACKGROUND, 0.18)
@@ -27,12 +41,31 @@ class Spool(VGroup):
     def __init__(self, height: float, width: float = 0.6, **kwargs):
         super().__init__(**kwargs)
         wound = Rectangle(width=width, height=height, stroke_width=0, fill_color=PAPER_SHADE, fill_opacity=1)
-        turns = VGroup(*(Line(wound.get_bottom() + RIGHT * x, wound.get_top() + RIGHT * x, color=palette.BACKGROUND,
-                              stroke_width=1.5, stroke_opacity=0.35)
-                         for x in np.linspace(-width / 2 + 0.08, width / 2 - 0.08, 5)))
-        flanges = VGroup(*(RoundedRectangle(corner_radius=0.05, width=width + 0.3, height=0.14, stroke_width=0,
-                                            fill_color=palette.MUTED, fill_opacity=1).move_to(wound.get_edge_center(e))
-                           for e in (UP, DOWN)))
+        turns = VGroup(
+            *(
+                Line(
+                    wound.get_bottom() + RIGHT * x,
+                    wound.get_top() + RIGHT * x,
+                    color=palette.BACKGROUND,
+                    stroke_width=1.5,
+                    stroke_opacity=0.35,
+                )
+                for x in np.linspace(-width / 2 + 0.08, width / 2 - 0.08, 5)
+            )
+        )
+        flanges = VGroup(
+            *(
+                RoundedRectangle(
+                    corner_radius=0.05,
+                    width=width + 0.3,
+                    height=0.14,
+                    stroke_width=0,
+                    fill_color=palette.MUTED,
+                    fill_opacity=1,
+                ).move_to(wound.get_edge_center(e))
+                for e in (UP, DOWN)
+            )
+        )
         self.add(wound, turns, flanges)
 
 
@@ -42,20 +75,40 @@ class ReadingBar(VGroup):
     def __init__(self, n_lanes: int, lane_height: float, width: float = 0.22, **kwargs):
         super().__init__(**kwargs)
         self.lane_height = lane_height
-        self.body = RoundedRectangle(corner_radius=0.06, width=width, height=n_lanes * lane_height + 0.3,
-                                     stroke_color=palette.INK, stroke_width=2, fill_color=palette.MUTED,
-                                     fill_opacity=0.55)
+        self.body = RoundedRectangle(
+            corner_radius=0.06,
+            width=width,
+            height=n_lanes * lane_height + 0.3,
+            stroke_color=palette.INK,
+            stroke_width=2,
+            fill_color=palette.MUTED,
+            fill_opacity=0.55,
+        )
         top = self.body.get_top()[1] - 0.15
-        self.ports = VGroup(*(Rectangle(width=width * 0.5, height=lane_height * 0.45, stroke_width=0,
-                                        fill_color=palette.BACKGROUND, fill_opacity=1)
-                              .move_to((0, top - (i + 0.5) * lane_height, 0)) for i in range(n_lanes)))
+        self.ports = VGroup(
+            *(
+                Rectangle(
+                    width=width * 0.5,
+                    height=lane_height * 0.45,
+                    stroke_width=0,
+                    fill_color=palette.BACKGROUND,
+                    fill_opacity=1,
+                ).move_to((0, top - (i + 0.5) * lane_height, 0))
+                for i in range(n_lanes)
+            )
+        )
         self.add(self.body, self.ports)
 
     def port_glow(self, lane: int, color=palette.ACTIVE) -> Rectangle:
         """A lit port: the bar has read a hole in `lane`."""
         port = self.ports[lane]
-        glow = Rectangle(width=self.body.width + 0.16, height=self.lane_height * 0.9, stroke_width=0,
-                         fill_color=color, fill_opacity=0.9)
+        glow = Rectangle(
+            width=self.body.width + 0.16,
+            height=self.lane_height * 0.9,
+            stroke_width=0,
+            fill_color=color,
+            fill_opacity=0.9,
+        )
         return glow.move_to(port)
 
 
@@ -85,9 +138,20 @@ class Roll(VGroup):
     Move the roll as a whole with shift/move_to; do not scale it (positions are in units).
     """
 
-    def __init__(self, lanes, columns, window_width: float = 11.4, lane_height: float = 0.235,
-                 spacing: float = 1.6, bar_from_left: float = 3.0, hole_width: float = 0.5,
-                 top_margin: float = 0.25, lyrics_margin: float = 0.6, offset: float = 0.0, **kwargs):
+    def __init__(
+        self,
+        lanes,
+        columns,
+        window_width: float = 11.4,
+        lane_height: float = 0.235,
+        spacing: float = 1.6,
+        bar_from_left: float = 3.0,
+        hole_width: float = 0.5,
+        top_margin: float = 0.25,
+        lyrics_margin: float = 0.6,
+        offset: float = 0.0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.lanes = tuple(lanes)
         self.lane_height, self.spacing, self.bar_from_left = lane_height, spacing, bar_from_left
@@ -95,16 +159,25 @@ class Roll(VGroup):
         self.hole_size = (hole_width, lane_height * 0.62)
         height = top_margin + len(self.lanes) * lane_height + lyrics_margin
         self.paper = Rectangle(width=window_width, height=height, stroke_width=0, fill_color=PAPER, fill_opacity=1)
-        self.guides = VGroup(*(Line(LEFT * window_width / 2, RIGHT * window_width / 2, color=PAPER_SHADE,
-                                    stroke_width=1, stroke_opacity=0.5).set_y(self._lane_y_local(i, height))
-                               for i in range(len(self.lanes))))
+        self.guides = VGroup(
+            *(
+                Line(
+                    LEFT * window_width / 2,
+                    RIGHT * window_width / 2,
+                    color=PAPER_SHADE,
+                    stroke_width=1,
+                    stroke_opacity=0.5,
+                ).set_y(self._lane_y_local(i, height))
+                for i in range(len(self.lanes))
+            )
+        )
         self.spools = VGroup(*(Spool(height + 0.1).next_to(self.paper, side, buff=0) for side in (LEFT, RIGHT)))
         self.bar = ReadingBar(len(self.lanes), lane_height)
         self.bar.move_to((-window_width / 2 + bar_from_left, self._lane_y_local((len(self.lanes) - 1) / 2, height), 0))
-        self.marks = VGroup(*(Hole(j, self.lanes.index(lane_word), *self.hole_size)
-                              for j, (_, lane_word) in enumerate(columns)))
-        self.lyrics = VGroup(*(Text(word, font=ty.FONT, font_size=ty.LABEL_SIZE, color=PRINT)
-                               for word, _ in columns))
+        self.marks = VGroup(
+            *(Hole(j, self.lanes.index(lane_word), *self.hole_size) for j, (_, lane_word) in enumerate(columns))
+        )
+        self.lyrics = VGroup(*(Text(word, font=ty.FONT, font_size=ty.LABEL_SIZE, color=PRINT) for word, _ in columns))
         self.offset = offset
         self.add(self.paper, self.guides, self.marks, self.lyrics, self.spools, self.bar)
         self.place(offset)
@@ -133,13 +206,13 @@ class Roll(VGroup):
         """The (last punched) hole of `column`."""
         return [m for m in self.marks if m.column == column and not isinstance(m, Patch)][-1]
 
-    def center_paper_at(self, point) -> "Roll":
+    def center_paper_at(self, point) -> Roll:
         """Move the roll so the visible paper's centre is at `point` (the roll's own bounding
         box also holds the words printed on paper outside the window)."""
         return self.shift(np.asarray(point, dtype=float) - self.paper.get_center())
 
     # -- drawing ---------------------------------------------------------------------------
-    def place(self, offset: float) -> "Roll":
+    def place(self, offset: float) -> Roll:
         """Move the paper to `offset`: holes clipped to the window, printed words faded at its edges."""
         self.offset = offset
         left, right = self.paper.get_left()[0], self.paper.get_right()[0]
@@ -171,8 +244,15 @@ class Roll(VGroup):
     def lane_tag(self, lane: int, color, side=LEFT) -> VGroup:
         """The note's name on a dark tag just beside the reading bar, pointing at its lane."""
         text = ty.label(self.lanes[lane], color=color)
-        tag = RoundedRectangle(corner_radius=0.08, width=text.width + 0.3, height=text.height + 0.16,
-                               stroke_color=color, stroke_width=2, fill_color=palette.BACKGROUND, fill_opacity=0.92)
+        tag = RoundedRectangle(
+            corner_radius=0.08,
+            width=text.width + 0.3,
+            height=text.height + 0.16,
+            stroke_color=color,
+            stroke_width=2,
+            fill_color=palette.BACKGROUND,
+            fill_opacity=0.92,
+        )
         group = VGroup(tag, text)
         # Clear of the hole, which is wider than the bar.
         group.next_to(self.bar, side, buff=self.hole_size[0] / 2 + 0.1).set_y(self.lane_y(lane))
@@ -196,8 +276,14 @@ class Scroll(Animation):
         self.mobject.place(self.start + (self.target - self.start) * t)
 
 
-def fact_text(subject: str, answer: str, answer_color=palette.FFN, mark: str = "", mark_color=palette.ACTIVE,
-              font_size: float = ty.BODY_SIZE) -> Text:
+def fact_text(
+    subject: str,
+    answer: str,
+    answer_color=palette.FFN,
+    mark: str = "",
+    mark_color=palette.ACTIVE,
+    font_size: float = ty.BODY_SIZE,
+) -> Text:
     """'limón → ácido ✓' as one line of text (one baseline), the answer and the mark coloured."""
     arrow_at = len(subject) + 1
     answer_at = arrow_at + 2
@@ -216,8 +302,17 @@ def note_line(subject: str, answer: str, answer_color=palette.FFN) -> Text:
 class ProbabilityBar(VGroup):
     """A word, a bar filled to its probability, and the probability written as a percentage."""
 
-    def __init__(self, word: str, probability: float, color, track_width: float = 5.0, height: float = 0.34,
-                 word_width: float = 1.6, places: int = 2, **kwargs):
+    def __init__(
+        self,
+        word: str,
+        probability: float,
+        color,
+        track_width: float = 5.0,
+        height: float = 0.34,
+        word_width: float = 1.6,
+        places: int = 2,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.probability = float(probability)
         self.word = ty.label(word, color=color)
@@ -239,7 +334,7 @@ def signed_color(value: float, scale: float):
     |value| / scale its brightness (so a large entry stands out, as in a heat map)."""
     strength = min(abs(value) / scale, 1.0) if scale > 0 else 0.0
     hue = palette.POSITIVE if value >= 0 else palette.NEGATIVE
-    return interpolate_color(palette.BACKGROUND, hue, 0.15 + 0.85 * strength ** 0.5)
+    return interpolate_color(palette.BACKGROUND, hue, 0.15 + 0.85 * strength**0.5)
 
 
 def _strip(width: float, height: float, colors, direction) -> Rectangle:
@@ -263,8 +358,9 @@ class OuterProduct(VGroup):
     and size. Row i of the product is `column[i]` times the row: every row is the same
     pattern, scaled."""
 
-    def __init__(self, column, row, width: float = 10.0, height: float = 4.6, strip: float = 0.34,
-                 gap: float = 0.2, **kwargs):
+    def __init__(
+        self, column, row, width: float = 10.0, height: float = 4.6, strip: float = 0.34, gap: float = 0.2, **kwargs
+    ):
         super().__init__(**kwargs)
         self.column_values = np.asarray(column, dtype=float)
         self.row_values = np.asarray(row, dtype=float)
@@ -278,8 +374,14 @@ class OuterProduct(VGroup):
         self.row = _strip(width, strip, [signed_color(v, v_scale) for v in self.row_values], RIGHT)
         self.row.move_to((0, top + gap + strip / 2, 0))
         scale = float(np.abs(self.values).max())
-        self.product = VGroup(*(_strip(width, cell_h, [signed_color(v, scale) for v in values], RIGHT)
-                                .move_to((0, top - (i + 0.5) * cell_h, 0)) for i, values in enumerate(self.values)))
+        self.product = VGroup(
+            *(
+                _strip(width, cell_h, [signed_color(v, scale) for v in values], RIGHT).move_to(
+                    (0, top - (i + 0.5) * cell_h, 0)
+                )
+                for i, values in enumerate(self.values)
+            )
+        )
         self.frame = Rectangle(width=width, height=height, stroke_color=palette.MUTED, stroke_width=2)
         self.add(self.frame, self.column, self.row, self.product)
 
@@ -293,8 +395,15 @@ class StreamToken(VGroup):
 
     def __init__(self, content, color, **kwargs):
         super().__init__(**kwargs)
-        self.box = RoundedRectangle(corner_radius=0.15, width=content.width + 0.5, height=content.height + 0.4,
-                                    stroke_color=color, stroke_width=3, fill_color=palette.BACKGROUND, fill_opacity=1)
+        self.box = RoundedRectangle(
+            corner_radius=0.15,
+            width=content.width + 0.5,
+            height=content.height + 0.4,
+            stroke_color=color,
+            stroke_width=3,
+            fill_color=palette.BACKGROUND,
+            fill_opacity=1,
+        )
         self.content = content.move_to(self.box)
         self.add(self.box, self.content)
 
@@ -303,14 +412,20 @@ class Checklist(VGroup):
     """Facts in a grid, `columns` to a row: 'subject → answer' and a check when the answer did
     not change (a cross when it did). `items[k]` is entry k; `free_cell()` is the next cell."""
 
-    def __init__(self, entries, columns: int = 3, cell_width: float = 4.4, cell_height: float = 0.43,
-                 top: float = 0.0, **kwargs):
+    def __init__(
+        self, entries, columns: int = 3, cell_width: float = 4.4, cell_height: float = 0.43, top: float = 0.0, **kwargs
+    ):
         super().__init__(**kwargs)
         self.columns, self.cell_width, self.cell_height, self.top = columns, cell_width, cell_height, top
         self.items = []
         for k, (subject, answer, same) in enumerate(entries):
-            item = fact_text(subject, answer, mark=CHECK if same else CROSS,
-                             mark_color=palette.ACTIVE if same else palette.HIGHLIGHT, font_size=ty.LABEL_SIZE)
+            item = fact_text(
+                subject,
+                answer,
+                mark=CHECK if same else CROSS,
+                mark_color=palette.ACTIVE if same else palette.HIGHLIGHT,
+                font_size=ty.LABEL_SIZE,
+            )
             # Left-aligned in its column, so the list reads as a list.
             item.move_to(self.cell(k)).align_to(self.cell(k) + LEFT * (cell_width / 2 - 0.3), LEFT)
             self.items.append(item)
@@ -318,8 +433,9 @@ class Checklist(VGroup):
 
     def cell(self, k: int) -> np.ndarray:
         row, col = divmod(k, self.columns)
-        return np.array([(col - (self.columns - 1) / 2) * self.cell_width,
-                         self.top - (row + 0.5) * self.cell_height, 0.0])
+        return np.array(
+            [(col - (self.columns - 1) / 2) * self.cell_width, self.top - (row + 0.5) * self.cell_height, 0.0]
+        )
 
     def free_cell(self) -> np.ndarray:
         return self.cell(len(self.items))

@@ -6,15 +6,28 @@ maps them into the scene. Classes are coloured by the sign of a classifier's out
 class 1 (cross, output above the threshold) takes the palette's POSITIVE hue, class 0
 (circle) the NEGATIVE one, so points, half-planes and regions share one code.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from manim import (Animation, Circle, DashedLine, Line, Polygon, Rectangle, Square, VGroup, RIGHT,
-                   interpolate, interpolate_color)
+from manim import (
+    RIGHT,
+    Animation,
+    Circle,
+    DashedLine,
+    Line,
+    Polygon,
+    Rectangle,
+    Square,
+    VGroup,
+    interpolate,
+    interpolate_color,
+)
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 CLASS_COLORS = (palette.NEGATIVE, palette.POSITIVE)  # class 0, class 1
 _SEAM = 0.015  # scene units of overlap between region cells (about a pixel at 480p)
@@ -61,8 +74,10 @@ class CrossMark(VGroup):
     def __init__(self, radius: float = 0.22, color=CLASS_COLORS[1], stroke_width: float = 8, **kwargs):
         super().__init__(**kwargs)
         d = radius / math.sqrt(2) * 1.25
-        self.add(Line((-d, -d, 0), (d, d, 0), color=color, stroke_width=stroke_width),
-                 Line((-d, d, 0), (d, -d, 0), color=color, stroke_width=stroke_width))
+        self.add(
+            Line((-d, -d, 0), (d, d, 0), color=color, stroke_width=stroke_width),
+            Line((-d, d, 0), (d, -d, 0), color=color, stroke_width=stroke_width),
+        )
 
 
 def class_mark(label: int, radius: float = 0.22):
@@ -78,8 +93,10 @@ class ClassPoints(VGroup):
         self.labels = tuple(labels)
         self.marks = [class_mark(label, radius).move_to(plane.to_scene(*p)) for p, label in zip(points, labels)]
         # A dark disc behind each mark keeps it readable on a region of its own colour.
-        self.backings = [Circle(radius=radius * 1.45, stroke_width=0, fill_color=palette.BACKGROUND,
-                                fill_opacity=0.8).move_to(m) for m in self.marks]
+        self.backings = [
+            Circle(radius=radius * 1.45, stroke_width=0, fill_color=palette.BACKGROUND, fill_opacity=0.8).move_to(m)
+            for m in self.marks
+        ]
         for backing, mark in zip(self.backings, self.marks):
             self.add(VGroup(backing, mark))
         self.set_z_index(3)
@@ -95,12 +112,11 @@ class MissRings(VGroup):
 
     def __init__(self, points: ClassPoints, radius: float = 0.42, **kwargs):
         super().__init__(**kwargs)
-        self.rings = [Circle(radius=radius, color=palette.HIGHLIGHT, stroke_width=5).move_to(m)
-                      for m in points.marks]
+        self.rings = [Circle(radius=radius, color=palette.HIGHLIGHT, stroke_width=5).move_to(m) for m in points.marks]
         self.add(*self.rings)
         self.set_z_index(4)
 
-    def show(self, correct) -> "MissRings":
+    def show(self, correct) -> MissRings:
         for ring, ok in zip(self.rings, correct):
             ring.set_stroke(opacity=0.0 if ok else 1.0)
         return self
@@ -132,11 +148,19 @@ def _cross(a, b, side):
 class HalfPlaneShade(Polygon):
     """The side of a line a linear classifier calls class 1, tinted faintly in that class's hue."""
 
-    def __init__(self, plane: PlaneSquare, angle_rad: float, offset: float, color=CLASS_COLORS[1],
-                 opacity: float = 0.22, **kwargs):
+    def __init__(
+        self,
+        plane: PlaneSquare,
+        angle_rad: float,
+        offset: float,
+        color=CLASS_COLORS[1],
+        opacity: float = 0.22,
+        **kwargs,
+    ):
         self.plane = plane
-        super().__init__(*self._corners(angle_rad, offset), stroke_width=0, fill_color=color,
-                         fill_opacity=opacity, **kwargs)
+        super().__init__(
+            *self._corners(angle_rad, offset), stroke_width=0, fill_color=color, fill_opacity=opacity, **kwargs
+        )
 
     def _corners(self, angle_rad: float, offset: float):
         corners = half_plane_corners(self.plane, angle_rad, offset)
@@ -145,7 +169,7 @@ class HalfPlaneShade(Polygon):
             return [c, c, c]
         return [self.plane.to_scene(*p) for p in corners]
 
-    def move_line(self, angle_rad: float, offset: float) -> "HalfPlaneShade":
+    def move_line(self, angle_rad: float, offset: float) -> HalfPlaneShade:
         corners = self._corners(angle_rad, offset)
         self.set_points_as_corners([*corners, corners[0]])
         return self
@@ -175,7 +199,7 @@ class AccuracyCounter(VGroup):
         self.value = 0
         self.show(0)
 
-    def show(self, k: int) -> "AccuracyCounter":
+    def show(self, k: int) -> AccuracyCounter:
         if not 0 <= k < len(self.readings):
             raise ValueError(f"accuracy counter: {k} points is outside 0..{len(self.readings) - 1}")
         self.value = k
@@ -195,8 +219,17 @@ class SweepingLine(VGroup):
     tilt changes. Rings and counter show position floor(t): the last one the line reached.
     `best` (optional) keeps the best count reached so far."""
 
-    def __init__(self, plane: PlaneSquare, points: ClassPoints, positions, counts,
-                 counter: AccuracyCounter, best: AccuracyCounter | None = None, clip=None, **kwargs):
+    def __init__(
+        self,
+        plane: PlaneSquare,
+        points: ClassPoints,
+        positions,
+        counts,
+        counter: AccuracyCounter,
+        best: AccuracyCounter | None = None,
+        clip=None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if len(positions) != len(counts):
             raise ValueError(f"sweep: {len(positions)} line positions but {len(counts)} counts")
@@ -210,7 +243,7 @@ class SweepingLine(VGroup):
         self.add(self.shade, self.line, self.rings, counter, *([best] if best is not None else []))
         self.set_position(0.0)
 
-    def set_position(self, t: float) -> "SweepingLine":
+    def set_position(self, t: float) -> SweepingLine:
         last = len(self.positions) - 1
         t = min(max(t, 0.0), last)
         k = int(math.floor(t))
@@ -220,8 +253,9 @@ class SweepingLine(VGroup):
         if math.isclose(a.angle_rad, b.angle_rad):
             angle, offset, opacity = a.angle_rad, interpolate(a.offset, b.offset, frac), 1.0
         else:  # a new tilt: fade out at the old place, in at the new one
-            (angle, offset), opacity = ((a.angle_rad, a.offset), 1 - 2 * frac) if frac < 0.5 else \
-                ((b.angle_rad, b.offset), 2 * frac - 1)
+            (angle, offset), opacity = (
+                ((a.angle_rad, a.offset), 1 - 2 * frac) if frac < 0.5 else ((b.angle_rad, b.offset), 2 * frac - 1)
+            )
         segment = self.clip(angle, offset) if self.clip else a.segment
         start, end = (self.plane.to_scene(*p) for p in segment)
         if np.allclose(start, end):
@@ -274,8 +308,13 @@ class DecisionRegions(VGroup):
                     x0 = max(gx[start] - (gx[1] - gx[0]) / 2, lo)
                     x1 = min(gx[c - 1] + (gx[1] - gx[0]) / 2, hi)
                     color = interpolate_color(palette.BACKGROUND, CLASS_COLORS[row[start]], strength)
-                    cell = Rectangle(width=(x1 - x0) * plane.scale + _SEAM, height=(y1 - y0) * plane.scale + _SEAM,
-                                     stroke_width=0, fill_color=color, fill_opacity=1.0)
+                    cell = Rectangle(
+                        width=(x1 - x0) * plane.scale + _SEAM,
+                        height=(y1 - y0) * plane.scale + _SEAM,
+                        stroke_width=0,
+                        fill_color=color,
+                        fill_opacity=1.0,
+                    )
                     cell.move_to(plane.to_scene((x0 + x1) / 2, (y0 + y1) / 2))
                     self.cells.add(cell)
                     start = c

@@ -12,6 +12,7 @@
 * `RelayStack`: a long race folded into rows, one mini runner per sublayer, a norm gate
   before each runner and one at the finish; `path` is the baton's way through it.
 """
+
 from __future__ import annotations
 
 import math
@@ -58,8 +59,7 @@ class Runner(VGroup):
         self.color_role = color
         self.size = height
         stroke = 4.5 * height + 1.0
-        self.head = Circle(radius=HEAD_RADIUS * height, color=color, fill_color=color, fill_opacity=1.0,
-                           stroke_width=0)
+        self.head = Circle(radius=HEAD_RADIUS * height, color=color, fill_color=color, fill_opacity=1.0, stroke_width=0)
         self.torso = Line(ORIGIN3, UP, color=color, stroke_width=stroke * 1.15)
         self.legs = VGroup(*(VMobject(color=color, stroke_width=stroke) for _ in range(2)))
         self.arms = VGroup(*(VMobject(color=color, stroke_width=stroke * 0.85) for _ in range(2)))
@@ -115,13 +115,19 @@ class Runner(VGroup):
         return UpdateFromAlphaFunc(self, step)
 
 
-
 class Baton(RoundedRectangle):
     """The relay baton: a short bright tube."""
 
     def __init__(self, size: float = 1.0, **kwargs):
-        super().__init__(corner_radius=0.04 * size, width=0.34 * size, height=0.1 * size, stroke_width=0,
-                         fill_color=palette.HIGHLIGHT, fill_opacity=1.0, **kwargs)
+        super().__init__(
+            corner_radius=0.04 * size,
+            width=0.34 * size,
+            height=0.1 * size,
+            stroke_width=0,
+            fill_color=palette.HIGHLIGHT,
+            fill_opacity=1.0,
+            **kwargs,
+        )
 
 
 class Track(VGroup):
@@ -136,8 +142,14 @@ class Track(VGroup):
         self.stations = list(stations)
         self.floor = Line([x0, y, 0], [x1, y, 0], color=palette.INK, stroke_width=3)
         self.ceiling = Line([x0, y + height, 0], [x1, y + height, 0], color=palette.INK, stroke_width=3)
-        self.marks = VGroup(*(Line([s, y - 0.08, 0], [s, y + height + 0.08, 0], color=palette.MUTED,
-                                   stroke_width=2.5).set_opacity(0.7) for s in self.stations))
+        self.marks = VGroup(
+            *(
+                Line([s, y - 0.08, 0], [s, y + height + 0.08, 0], color=palette.MUTED, stroke_width=2.5).set_opacity(
+                    0.7
+                )
+                for s in self.stations
+            )
+        )
         self.add(self.floor, self.ceiling, self.marks)
         self.stripes = VGroup()
         self.add(self.stripes)
@@ -167,15 +179,26 @@ class ProbabilityBar(VGroup):
     """A vertical bar whose height is a probability (0..1), its percentage above it and the
     word the readout ranks first below it."""
 
-    def __init__(self, probability: float, text: str, word: str, color, full_height: float = 1.7,
-                 width: float = 0.7, word_color=palette.INK, **kwargs):
+    def __init__(
+        self,
+        probability: float,
+        text: str,
+        word: str,
+        color,
+        full_height: float = 1.7,
+        width: float = 0.7,
+        word_color=palette.INK,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.probability = probability
         self.full_height = full_height
-        self.frame = Rectangle(width=width, height=full_height, stroke_color=palette.MUTED, stroke_width=1.5,
-                               fill_opacity=0)
-        self.bar = Rectangle(width=width, height=max(full_height * probability, 0.01), stroke_width=0,
-                             fill_color=color, fill_opacity=0.9)
+        self.frame = Rectangle(
+            width=width, height=full_height, stroke_color=palette.MUTED, stroke_width=1.5, fill_opacity=0
+        )
+        self.bar = Rectangle(
+            width=width, height=max(full_height * probability, 0.01), stroke_width=0, fill_color=color, fill_opacity=0.9
+        )
         self.bar.move_to(self.frame.get_bottom(), aligned_edge=DOWN)
         self.value = ty.label(text, color=color).next_to(self.frame, UP, buff=0.12)
         self.word = ty.label(f"«{word}»", color=word_color).next_to(self.frame, DOWN, buff=0.14)
@@ -186,15 +209,20 @@ class HeadRow(VGroup):
     """One attention head's weights for the last word: a cell per word, centred at `xs`,
     filled in the attention colour as strongly as its weight, with the weight written in it."""
 
-    def __init__(self, weights, texts, xs, y: float, name: str, cell_width: float = 1.5, height: float = 0.5,
-                 **kwargs):
+    def __init__(self, weights, texts, xs, y: float, name: str, cell_width: float = 1.5, height: float = 0.5, **kwargs):
         super().__init__(**kwargs)
         self.weights = tuple(weights)
         self.cells = VGroup()
         self.values = VGroup()
         for w, text, x in zip(weights, texts, xs):
-            cell = Rectangle(width=cell_width, height=height, stroke_color=palette.ATTENTION, stroke_width=1.5,
-                             fill_color=palette.ATTENTION, fill_opacity=0.08 + 0.8 * w).move_to([x, y, 0])
+            cell = Rectangle(
+                width=cell_width,
+                height=height,
+                stroke_color=palette.ATTENTION,
+                stroke_width=1.5,
+                fill_color=palette.ATTENTION,
+                fill_opacity=0.08 + 0.8 * w,
+            ).move_to([x, y, 0])
             ink = palette.BACKGROUND if w > 0.55 else palette.INK
             self.cells.add(cell)
             self.values.add(ty.label(text, color=ink).scale_to_fit_height(min(0.28, height * 0.6)).move_to(cell))
@@ -207,8 +235,15 @@ class RelayStack(VGroup):
     gold runner (attention) then a blue one (FFN), each behind a grey norm gate; a last gate
     at the finish. `runners` and `gates` are in race order."""
 
-    def __init__(self, n_blocks: int, rows: int = 4, width: float = 12.4, row_gap: float = 1.15,
-                 runner_height: float = 0.5, **kwargs):
+    def __init__(
+        self,
+        n_blocks: int,
+        rows: int = 4,
+        width: float = 12.4,
+        row_gap: float = 1.15,
+        runner_height: float = 0.5,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if n_blocks % rows:
             raise ValueError(f"{n_blocks} blocks do not fold evenly into {rows} rows")
@@ -228,16 +263,24 @@ class RelayStack(VGroup):
                 if r % 2:
                     runner.flip(UP)  # facing the way this row runs
                 gate_x = x - 0.4 * step if r % 2 == 0 else x + 0.4 * step
-                gate = Line([gate_x, y, 0], [gate_x, y + runner_height * 0.8, 0], color=palette.INK,
-                            stroke_width=3).set_opacity(0.8)
+                gate = Line(
+                    [gate_x, y, 0], [gate_x, y + runner_height * 0.8, 0], color=palette.INK, stroke_width=3
+                ).set_opacity(0.8)
                 self.runners.add(runner)
                 self.gates.add(gate)
         half = width / 2
         self.turns = VGroup()
         for r in range(rows - 1):  # the lane turns at the end of each row into the next
             side = half if r % 2 == 0 else -half
-            self.turns.add(ArcBetweenPoints([side, -r * row_gap, 0], [side, -(r + 1) * row_gap, 0],
-                                            angle=-PI if r % 2 == 0 else PI, color=palette.MUTED, stroke_width=2))
+            self.turns.add(
+                ArcBetweenPoints(
+                    [side, -r * row_gap, 0],
+                    [side, -(r + 1) * row_gap, 0],
+                    angle=-PI if r % 2 == 0 else PI,
+                    color=palette.MUTED,
+                    stroke_width=2,
+                )
+            )
         corners = []
         lift = runner_height * 0.45
         for r in range(rows):
@@ -248,8 +291,9 @@ class RelayStack(VGroup):
         last = self.runners[-1]
         end_x = last.get_left()[0] - 0.3 * step if rows % 2 == 0 else last.get_right()[0] + 0.3 * step
         end_y = -(rows - 1) * row_gap
-        self.finish = Line([end_x, end_y, 0], [end_x, end_y + runner_height * 0.8, 0], color=palette.INK,
-                           stroke_width=3).set_opacity(0.8)
+        self.finish = Line(
+            [end_x, end_y, 0], [end_x, end_y + runner_height * 0.8, 0], color=palette.INK, stroke_width=3
+        ).set_opacity(0.8)
         self.gates.add(self.finish)
         self.add(self.lanes, self.turns, self.gates, self.runners, self.path)
 
@@ -257,4 +301,3 @@ class RelayStack(VGroup):
 def tint(color, amount: float):
     """`color` mixed towards the background by `1 - amount` (a dimmer version of it)."""
     return interpolate_color(palette.BACKGROUND, color, amount)
-

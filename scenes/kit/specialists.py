@@ -1,5 +1,6 @@
 """Drawings for neurons that specialise: one neuron's activation for every word, grouped by
 topic, and a badge naming the neuron and its selectivity score."""
+
 from __future__ import annotations
 
 from manim import (
@@ -34,8 +35,7 @@ class WordColumns(VGroup):
         for t, name in enumerate(names):
             head = ty.body(name, color=topic_color(t))
             # One text, one word a line: the lines share a baseline pitch, whatever their letters.
-            items = ty.label("\n".join(w for w, k in zip(words, topic_of_word) if k == t),
-                             line_spacing=line_spacing)
+            items = ty.label("\n".join(w for w, k in zip(words, topic_of_word) if k == t), line_spacing=line_spacing)
             head.move_to((0, 0, 0))  # every head at the same height, every list from the same line
             items.next_to((0, -0.45, 0), DOWN, buff=0)
             column = VGroup(head, items)
@@ -54,8 +54,19 @@ class TopicBars(VGroup):
     side marks the mean inside the topic and the mean over the other words.
     """
 
-    def __init__(self, activations, words, topic_of_word, names, focus: int, unit_height: float = 1.0,
-                 bar_width: float = 0.26, gap: float = 0.1, group_gap: float = 0.45, **kwargs):
+    def __init__(
+        self,
+        activations,
+        words,
+        topic_of_word,
+        names,
+        focus: int,
+        unit_height: float = 1.0,
+        bar_width: float = 0.26,
+        gap: float = 0.1,
+        group_gap: float = 0.45,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if not len(activations) == len(words) == len(topic_of_word):
             raise ValueError("TopicBars needs one activation and one topic per word")
@@ -76,8 +87,9 @@ class TopicBars(VGroup):
             height = max(abs(v) * unit_height, 0.02)
             lit = t == focus
             color = topic_color(t) if lit else palette.MUTED
-            bar = Rectangle(width=bar_width, height=height, stroke_width=0, fill_color=color,
-                            fill_opacity=0.95 if lit else 0.45)
+            bar = Rectangle(
+                width=bar_width, height=height, stroke_width=0, fill_color=color, fill_opacity=0.95 if lit else 0.45
+            )
             bar.move_to((cx, height / 2 if v >= 0 else -height / 2, 0))
             self.bars.add(bar)
             text = ty.small(word, color=palette.INK if lit else palette.MUTED).rotate(1.5708)
@@ -103,8 +115,9 @@ class TopicBars(VGroup):
         inside = [x for x, t in zip(self.xs, self._topic_of_word) if t == self.focus]
         y0 = self.baseline.get_center()[1]
         pad = self.bars[0].width / 2 + 0.05
-        line_in = DashedLine((min(inside) - pad, 0, 0), (max(inside) + pad, 0, 0), color=palette.INK,
-                             stroke_width=3, dash_length=0.08)
+        line_in = DashedLine(
+            (min(inside) - pad, 0, 0), (max(inside) + pad, 0, 0), color=palette.INK, stroke_width=3, dash_length=0.08
+        )
         line_in.shift((self.baseline.get_center()[0], y0 + mean_inside * self.unit_height, 0))
         lines = VGroup(line_in)
         runs, run = [], []
@@ -118,8 +131,9 @@ class TopicBars(VGroup):
         if run:
             runs.append(run)
         for run in runs:
-            line = DashedLine((min(run) - pad, 0, 0), (max(run) + pad, 0, 0), color=palette.MUTED, stroke_width=3,
-                              dash_length=0.08)
+            line = DashedLine(
+                (min(run) - pad, 0, 0), (max(run) + pad, 0, 0), color=palette.MUTED, stroke_width=3, dash_length=0.08
+            )
             line.shift((self.baseline.get_center()[0], y0 + mean_outside * self.unit_height, 0))
             lines.add(line)
         return lines
@@ -133,11 +147,17 @@ class NeuronBadge(VGroup):
         self.heading = ty.body(heading, color=color)
         self.lines = VGroup(*(ty.label(text) for text in lines))
         content = VGroup(self.heading, self.lines).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
-        self.lines.arrange(DOWN, aligned_edge=LEFT, buff=0.14).next_to(self.heading, DOWN, aligned_edge=LEFT,
-                                                                      buff=0.22)
+        self.lines.arrange(DOWN, aligned_edge=LEFT, buff=0.14).next_to(self.heading, DOWN, aligned_edge=LEFT, buff=0.22)
         if content.width > width - 0.5:
             content.scale_to_fit_width(width - 0.5)
-        self.frame = RoundedRectangle(corner_radius=0.15, width=width, height=content.height + 0.5, color=color,
-                                      stroke_width=3, fill_color=palette.BACKGROUND, fill_opacity=0.9)
+        self.frame = RoundedRectangle(
+            corner_radius=0.15,
+            width=width,
+            height=content.height + 0.5,
+            color=color,
+            stroke_width=3,
+            fill_color=palette.BACKGROUND,
+            fill_opacity=0.9,
+        )
         content.move_to(self.frame).align_to(self.frame.get_left() + RIGHT * 0.25, LEFT)
         self.add(self.frame, content)

@@ -6,6 +6,7 @@ how deep the ink is. A :class:`Stamp` (knob, neck, mount in the FFN's colour, ru
 carries a value on its face; a :class:`Page` is a sheet of paper whose cells show what has
 been printed on it so far (the running sum of marks).
 """
+
 from __future__ import annotations
 
 import math
@@ -65,7 +66,7 @@ class InkGrid(VGroup):
     def cell_colors(self) -> list:
         return [c.get_fill_color() for c in self.cells]
 
-    def set_values(self, values) -> "InkGrid":
+    def set_values(self, values) -> InkGrid:
         """Recolour every cell to `values` at once (no animation)."""
         self.values = tuple(float(v) for v in values)
         for cell, v in zip(self.cells, self.values):
@@ -88,19 +89,28 @@ class Page(VGroup):
     `grid` starts blank (all zeros, bare paper); `print_sum(values)` inks it to the running
     sum of the marks pressed so far. `scale` is the magnitude of full ink on this page."""
 
-    def __init__(self, d: int, scale: float, cell: float = 0.36, gap: float = 0.04, margin: float = 0.5,
-                 **kwargs):
+    def __init__(self, d: int, scale: float, cell: float = 0.36, gap: float = 0.04, margin: float = 0.5, **kwargs):
         super().__init__(**kwargs)
         self.grid = InkGrid(np.zeros(d), scale, cell=cell, gap=gap, base=PAPER)
         w, h = self.grid.width + 2 * margin, self.grid.height + 2 * margin
         fold = min(w, h) * 0.16
-        corners = [(-w / 2, -h / 2, 0), (w / 2, -h / 2, 0), (w / 2, h / 2 - fold, 0), (w / 2 - fold, h / 2, 0),
-                   (-w / 2, h / 2, 0)]
-        self.sheet = Polygon(*corners, stroke_color=palette.MUTED, stroke_width=2, fill_color=PAPER,
-                             fill_opacity=1)
-        self.dog_ear = Polygon((w / 2 - fold, h / 2, 0), (w / 2, h / 2 - fold, 0), (w / 2 - fold, h / 2 - fold, 0),
-                               stroke_color=palette.MUTED, stroke_width=2, fill_color=palette.MUTED,
-                               fill_opacity=1)
+        corners = [
+            (-w / 2, -h / 2, 0),
+            (w / 2, -h / 2, 0),
+            (w / 2, h / 2 - fold, 0),
+            (w / 2 - fold, h / 2, 0),
+            (-w / 2, h / 2, 0),
+        ]
+        self.sheet = Polygon(*corners, stroke_color=palette.MUTED, stroke_width=2, fill_color=PAPER, fill_opacity=1)
+        self.dog_ear = Polygon(
+            (w / 2 - fold, h / 2, 0),
+            (w / 2, h / 2 - fold, 0),
+            (w / 2 - fold, h / 2 - fold, 0),
+            stroke_color=palette.MUTED,
+            stroke_width=2,
+            fill_color=palette.MUTED,
+            fill_opacity=1,
+        )
         self.grid.move_to(self.sheet.get_center())
         self.add(self.sheet, self.dog_ear, self.grid)
 
@@ -108,7 +118,7 @@ class Page(VGroup):
     def values(self) -> tuple[float, ...]:
         return self.grid.values
 
-    def printed(self, values) -> "Page":
+    def printed(self, values) -> Page:
         """This page already showing `values` (no animation)."""
         self.grid.set_values(values)
         return self
@@ -126,22 +136,49 @@ class Stamp(VGroup):
     by `FACE_SQUASH` because it is seen at a slant. Its unsquashed width equals a Page's
     print area of the same `cell` and `gap`, so `placed_over(page)` lands the face on it."""
 
-    def __init__(self, value, scale: float | None = None, cell: float = 0.36, gap: float = 0.04,
-                 mount_color=palette.FFN, **kwargs):
+    def __init__(
+        self,
+        value,
+        scale: float | None = None,
+        cell: float = 0.36,
+        gap: float = 0.04,
+        mount_color=palette.FFN,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         value = tuple(float(v) for v in value)
         scale = scale if scale is not None else max(abs(v) for v in value) or 1.0
         self.value = value
         self.face = InkGrid(value, scale, cell=cell, gap=gap, base=RUBBER).stretch(FACE_SQUASH, 1)
-        plate = RoundedRectangle(corner_radius=0.06, width=self.face.width + 0.16, height=self.face.height + 0.14,
-                                 stroke_width=0, fill_color=RUBBER, fill_opacity=1).move_to(self.face)
+        plate = RoundedRectangle(
+            corner_radius=0.06,
+            width=self.face.width + 0.16,
+            height=self.face.height + 0.14,
+            stroke_width=0,
+            fill_color=RUBBER,
+            fill_opacity=1,
+        ).move_to(self.face)
         self.rubber = VGroup(plate, self.face)
         width = plate.width + 0.2
-        self.mount = RoundedRectangle(corner_radius=0.08, width=width, height=0.6, stroke_color=palette.INK,
-                                      stroke_width=2, fill_color=mount_color, fill_opacity=1)
+        self.mount = RoundedRectangle(
+            corner_radius=0.08,
+            width=width,
+            height=0.6,
+            stroke_color=palette.INK,
+            stroke_width=2,
+            fill_color=mount_color,
+            fill_opacity=1,
+        )
         self.mount.next_to(plate, UP, buff=0)
-        self.neck = Polygon((-0.32, 0, 0), (0.32, 0, 0), (0.2, 0.7, 0), (-0.2, 0.7, 0), stroke_width=0,
-                            fill_color=palette.MUTED, fill_opacity=1)
+        self.neck = Polygon(
+            (-0.32, 0, 0),
+            (0.32, 0, 0),
+            (0.2, 0.7, 0),
+            (-0.2, 0.7, 0),
+            stroke_width=0,
+            fill_color=palette.MUTED,
+            fill_opacity=1,
+        )
         self.neck.next_to(self.mount, UP, buff=0)
         self.knob = Ellipse(width=1.25, height=0.85, stroke_width=0, fill_color=palette.MUTED, fill_opacity=1)
         self.knob.next_to(self.neck, UP, buff=-0.08)
@@ -153,11 +190,10 @@ class Stamp(VGroup):
         """Width of the face as it prints (the squash is vertical only)."""
         return self.face.width
 
-    def placed_over(self, page: Page, lift: float = 0.0) -> "Stamp":
+    def placed_over(self, page: Page, lift: float = 0.0) -> Stamp:
         """A copy of this stamp sized so its face is as wide as the page's print area, with
         the face centred on that area (`lift` scene units above it)."""
         target = self.copy()
         target.scale(page.grid.width / self.print_width)
         target.shift(page.grid.get_center() + UP * lift - target.face.get_center())
         return target
-

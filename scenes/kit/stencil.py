@@ -6,16 +6,27 @@ hole cut out per channel; the hole's width follows the gate ``Swish(x W_1)``), a
 paper at the bottom, where each channel leaves a mark inked by ``gate * paint``. The card
 is a real cut-out (a boolean difference), so whatever lies behind shows through its holes.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, Difference, Ellipse, ManimColor, Polygon, Rectangle, RoundedRectangle, Union,
-                   UpdateFromAlphaFunc, VGroup)
+from manim import (
+    DOWN,
+    Difference,
+    Ellipse,
+    ManimColor,
+    Polygon,
+    Rectangle,
+    RoundedRectangle,
+    Union,
+    UpdateFromAlphaFunc,
+    VGroup,
+)
 
 from scenes.kit import palette
 from scenes.kit.stamps import PAPER, ink_color
 
-CARD = ManimColor("#B9A27A")      # the stencil's card stock (a thing, not a value: outside the value hues)
+CARD = ManimColor("#B9A27A")  # the stencil's card stock (a thing, not a value: outside the value hues)
 CARD_EDGE = ManimColor("#7D6B4C")
 MIN_SLIT = 0.035  # a shut hole is still drawn as a hair-thin slit, so the cut is visible
 
@@ -49,9 +60,19 @@ class StencilCard(VGroup):
     real size. `sheet` is the card with the holes cut out; `rims` outline each hole
     (ACTIVE for a positive gate, NEGATIVE for a negative one)."""
 
-    def __init__(self, gates, xs, width: float, height: float = 1.3, hole_height: float = 0.75,
-                 max_hole_width: float = 1.1, scale: float | None = None, opened: float = 1.0,
-                 hole_offset: float = 0.0, **kwargs):
+    def __init__(
+        self,
+        gates,
+        xs,
+        width: float,
+        height: float = 1.3,
+        hole_height: float = 0.75,
+        max_hole_width: float = 1.1,
+        scale: float | None = None,
+        opened: float = 1.0,
+        hole_offset: float = 0.0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.gates = tuple(float(g) for g in gates)
         self.xs = tuple(float(x) for x in xs)
@@ -60,29 +81,55 @@ class StencilCard(VGroup):
         self.scale_value = scale if scale is not None else max(abs(g) for g in self.gates)
         self.opened = opened
         self.hole_offset = hole_offset  # the holes' height above the card's centre (scene units)
-        self.hole_widths = tuple(max(opened * hole_width(g, self.scale_value, max_hole_width), MIN_SLIT)
-                                 for g in self.gates)
+        self.hole_widths = tuple(
+            max(opened * hole_width(g, self.scale_value, max_hole_width), MIN_SLIT) for g in self.gates
+        )
         body = Rectangle(width=width, height=height)
-        holes = [Rectangle(width=w, height=hole_height).move_to((x, hole_offset, 0))
-                 for x, w in zip(self.xs, self.hole_widths)]
+        holes = [
+            Rectangle(width=w, height=hole_height).move_to((x, hole_offset, 0))
+            for x, w in zip(self.xs, self.hole_widths)
+        ]
         self.sheet = Difference(body, *holes) if len(holes) == 1 else Difference(body, _union(holes))
         self.sheet.set_fill(CARD, opacity=1).set_stroke(CARD_EDGE, width=3)
-        self.edge = Polygon((-width / 2, -height / 2, 0), (width / 2, -height / 2, 0),
-                            (width / 2 - 0.08, -height / 2 - 0.12, 0), (-width / 2 + 0.08, -height / 2 - 0.12, 0),
-                            stroke_width=0, fill_color=CARD_EDGE, fill_opacity=1)  # the card's thickness
-        self.rims = VGroup(*(Rectangle(width=w, height=hole_height, stroke_width=3,
-                                       stroke_color=palette.ACTIVE if g >= 0 else palette.NEGATIVE)
-                             .move_to((x, hole_offset, 0)) for x, w, g in zip(self.xs, self.hole_widths, self.gates)))
+        self.edge = Polygon(
+            (-width / 2, -height / 2, 0),
+            (width / 2, -height / 2, 0),
+            (width / 2 - 0.08, -height / 2 - 0.12, 0),
+            (-width / 2 + 0.08, -height / 2 - 0.12, 0),
+            stroke_width=0,
+            fill_color=CARD_EDGE,
+            fill_opacity=1,
+        )  # the card's thickness
+        self.rims = VGroup(
+            *(
+                Rectangle(
+                    width=w,
+                    height=hole_height,
+                    stroke_width=3,
+                    stroke_color=palette.ACTIVE if g >= 0 else palette.NEGATIVE,
+                ).move_to((x, hole_offset, 0))
+                for x, w, g in zip(self.xs, self.hole_widths, self.gates)
+            )
+        )
         self.add(self.edge, self.sheet, self.rims)
 
     def hole(self, i: int) -> Rectangle:
         """The outline of hole i (where paint passes)."""
         return self.rims[i]
 
-    def at_opening(self, opened: float) -> "StencilCard":
+    def at_opening(self, opened: float) -> StencilCard:
         """The same card with every hole at `opened` (0..1) of its real width, in place."""
-        card = StencilCard(self.gates, self.xs, self.card_width, self.card_height, self.hole_height,
-                           self.max_hole_width, self.scale_value, opened, self.hole_offset)
+        card = StencilCard(
+            self.gates,
+            self.xs,
+            self.card_width,
+            self.card_height,
+            self.hole_height,
+            self.max_hole_width,
+            self.scale_value,
+            opened,
+            self.hole_offset,
+        )
         card.set_z_index(self.z_index)  # keeps its place in the drawing order while holes open
         return card.shift(self.sheet.get_center() - card.sheet.get_center())
 
@@ -106,10 +153,23 @@ class SprayNozzle(VGroup):
     def __init__(self, paint: float, width: float = 0.5, **kwargs):
         super().__init__(**kwargs)
         self.paint = float(paint)
-        body = RoundedRectangle(corner_radius=0.08, width=width, height=0.42, stroke_width=2,
-                                stroke_color=palette.MUTED, fill_color=palette.INACTIVE, fill_opacity=1)
-        cap = RoundedRectangle(corner_radius=0.05, width=width * 0.45, height=0.16, stroke_width=0,
-                               fill_color=paint_color(self.paint), fill_opacity=1).next_to(body, DOWN, buff=0)
+        body = RoundedRectangle(
+            corner_radius=0.08,
+            width=width,
+            height=0.42,
+            stroke_width=2,
+            stroke_color=palette.MUTED,
+            fill_color=palette.INACTIVE,
+            fill_opacity=1,
+        )
+        cap = RoundedRectangle(
+            corner_radius=0.05,
+            width=width * 0.45,
+            height=0.16,
+            stroke_width=0,
+            fill_color=paint_color(self.paint),
+            fill_opacity=1,
+        ).next_to(body, DOWN, buff=0)
         self.body, self.cap = body, cap
         self.add(body, cap)
 
@@ -122,8 +182,15 @@ def spray_cone(tip, bottom_y: float, width: float, paint: float, strength: float
     """The paint's cloud from a nozzle's `tip` down to `bottom_y`, `width` wide at the bottom;
     more paint (|paint| relative to the largest, `strength` 0..1) is a denser cloud."""
     x, y = float(tip[0]), float(tip[1])
-    cone = Polygon((x - 0.06, y, 0), (x + 0.06, y, 0), (x + width / 2, bottom_y, 0), (x - width / 2, bottom_y, 0),
-                   stroke_width=0, fill_color=paint_color(paint), fill_opacity=0.2 + 0.6 * strength)
+    cone = Polygon(
+        (x - 0.06, y, 0),
+        (x + 0.06, y, 0),
+        (x + width / 2, bottom_y, 0),
+        (x - width / 2, bottom_y, 0),
+        stroke_width=0,
+        fill_color=paint_color(paint),
+        fill_opacity=0.2 + 0.6 * strength,
+    )
     return cone
 
 
@@ -132,8 +199,13 @@ def paint_stream(hole: Rectangle, paper_top_y: float, product: float, strength: 
     the colour of what lands (gate * paint, so a negative gate flips the colour)."""
     top = hole.get_bottom()[1]
     height = max(top - paper_top_y, 0.01)
-    return Rectangle(width=hole.width, height=height, stroke_width=0, fill_color=paint_color(product),
-                     fill_opacity=0.25 + 0.6 * strength).move_to((hole.get_x(), (top + paper_top_y) / 2, 0))
+    return Rectangle(
+        width=hole.width,
+        height=height,
+        stroke_width=0,
+        fill_color=paint_color(product),
+        fill_opacity=0.25 + 0.6 * strength,
+    ).move_to((hole.get_x(), (top + paper_top_y) / 2, 0))
 
 
 class PaperSheet(VGroup):
@@ -144,14 +216,24 @@ class PaperSheet(VGroup):
         super().__init__(**kwargs)
         self.products = tuple(float(p) for p in products)
         self.scale_value = max(abs(p) for p in self.products) or 1.0
-        self.sheet = Rectangle(width=width, height=height, stroke_color=palette.MUTED, stroke_width=2,
-                               fill_color=PAPER, fill_opacity=1)
-        self.marks = VGroup(*(Ellipse(width=max(w * 1.08, MIN_SLIT * 2), height=height * 0.62, stroke_width=0,
-                                      fill_color=ink_color(p, self.scale_value), fill_opacity=1).move_to((x, 0, 0))
-                              for p, x, w in zip(self.products, xs, widths)))
+        self.sheet = Rectangle(
+            width=width, height=height, stroke_color=palette.MUTED, stroke_width=2, fill_color=PAPER, fill_opacity=1
+        )
+        self.marks = VGroup(
+            *(
+                Ellipse(
+                    width=max(w * 1.08, MIN_SLIT * 2),
+                    height=height * 0.62,
+                    stroke_width=0,
+                    fill_color=ink_color(p, self.scale_value),
+                    fill_opacity=1,
+                ).move_to((x, 0, 0))
+                for p, x, w in zip(self.products, xs, widths)
+            )
+        )
         self.add(self.sheet, self.marks)
 
-    def blank(self) -> "PaperSheet":
+    def blank(self) -> PaperSheet:
         """Hide the marks (the paper before any paint reaches it); they stay in place."""
         self.marks.set_opacity(0.0)
         return self
@@ -167,4 +249,3 @@ class PaperSheet(VGroup):
 def columns(n: int, pitch: float) -> np.ndarray:
     """x positions of n channels, `pitch` apart, centred on 0."""
     return (np.arange(n) - (n - 1) / 2) * pitch
-

@@ -5,6 +5,7 @@ manim's `Succession` shows the later animations' mobjects before their turn (a
 computation would give its result away early. Here each step is its own `play`, lasting
 its share of the window, and the last step ends exactly where the window ends.
 """
+
 from __future__ import annotations
 
 from scenes.kit.narrated import ClockTime, NarratedScene
@@ -21,9 +22,11 @@ def play_in_steps(scene: NarratedScene, window: ClockTime, *steps) -> None:
         raise ValueError("the shares of all steps but the last must leave time for the last one")
     starts_s = window.target_s - float(window)
     if float(window) > 0 and abs(starts_s - scene.clock_s) > 1 / scene.fps:
-        raise ValueError(f"scene {type(scene).__name__}: a window ending at {window.target_s:.2f} s was asked "
-                         f"for at {starts_s:.2f} s but is played at {scene.clock_s:.2f} s; ask the beat for it "
-                         "(b.until(...)) right before play_in_steps")
+        raise ValueError(
+            f"scene {type(scene).__name__}: a window ending at {window.target_s:.2f} s was asked "
+            f"for at {starts_s:.2f} s but is played at {scene.clock_s:.2f} s; ask the beat for it "
+            "(b.until(...)) right before play_in_steps"
+        )
     for animations, share in steps[:-1]:
         scene.play(*_as_tuple(animations), run_time=float(window) * share)  # a share of the window's length
     last = ClockTime(window.target_s - scene.clock_s, window.target_s, window.bookmark)

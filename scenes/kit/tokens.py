@@ -1,9 +1,11 @@
 """Tokens as word chips in a row, and attention drawn as arcs that mix them."""
+
 from __future__ import annotations
 
-from manim import ArcBetweenPoints, RoundedRectangle, VGroup, RIGHT, UP
+from manim import RIGHT, UP, ArcBetweenPoints, RoundedRectangle, VGroup
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 
 class TokenChip(VGroup):
@@ -12,8 +14,9 @@ class TokenChip(VGroup):
     def __init__(self, word: str, color=palette.MUTED, width: float = 1.8, height: float = 0.75, **kwargs):
         super().__init__(**kwargs)
         self.word = word
-        self.box = RoundedRectangle(corner_radius=0.12, width=width, height=height, color=color,
-                                    fill_opacity=0.12, stroke_width=2.5)
+        self.box = RoundedRectangle(
+            corner_radius=0.12, width=width, height=height, color=color, fill_opacity=0.12, stroke_width=2.5
+        )
         self.label = ty.label(word).move_to(self.box.get_center() + UP * _baseline_offset(word))
         self.add(self.box, self.label)
 
@@ -26,7 +29,7 @@ def _baseline_offset(word: str) -> float:
     every word on the same baseline."""
     strut = "Ág"
     line = ty.label(strut + word)
-    glyphs = VGroup(*line[len(strut):])
+    glyphs = VGroup(*line[len(strut) :])
     return float(glyphs.get_center()[1] - line.get_center()[1])
 
 
@@ -59,9 +62,16 @@ def attention_arcs(row: TokenRow, focus: str | None = None, bend_rad: float = 1.
             start = _anchor(chips[i], j, n)
             end = _anchor(chips[j], i, n)
             bold = focus is not None and focus in (chips[i].word, chips[j].word)
-            arcs.add(ArcBetweenPoints(start, end, angle=-bend_rad, color=palette.ATTENTION,
-                                      stroke_width=6 if bold else 3,
-                                      stroke_opacity=1.0 if bold or focus is None else 0.55))
+            arcs.add(
+                ArcBetweenPoints(
+                    start,
+                    end,
+                    angle=-bend_rad,
+                    color=palette.ATTENTION,
+                    stroke_width=6 if bold else 3,
+                    stroke_opacity=1.0 if bold or focus is None else 0.55,
+                )
+            )
     return arcs
 
 

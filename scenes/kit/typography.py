@@ -3,9 +3,10 @@
 Numbers use the Spanish conventions: decimal comma, and thousands grouped with a narrow
 no-break space (`6 738 415 616`, `66,8 %`), the same values `ffn-video numbers` lists.
 """
+
 from __future__ import annotations
 
-from manim import MathTex, Tex, TexTemplate, Text
+from manim import MathTex, Tex, Text, TexTemplate
 
 from scenes.kit import palette
 from voiceover import numerals
@@ -25,7 +26,8 @@ TEX_TEMPLATE = TexTemplate(
 \usepackage[spanish,es-nodecimaldot,es-noshorthands]{babel}
 \usepackage{amsmath}
 \usepackage{amssymb}
-""")
+"""
+)
 
 
 def title(text: str, **kwargs) -> Text:

@@ -1,9 +1,11 @@
 """Layer widths drawn as bars: a token vector, the wider hidden layer, and back."""
+
 from __future__ import annotations
 
-from manim import Polygon, Rectangle, VGroup, DOWN, RIGHT
+from manim import DOWN, RIGHT, Polygon, Rectangle, VGroup
 
-from scenes.kit import palette, typography as ty
+from scenes.kit import palette
+from scenes.kit import typography as ty
 
 
 class WidthBars(VGroup):
@@ -11,15 +13,37 @@ class WidthBars(VGroup):
     trapezoids: the FFN expanding into a wider space and contracting back. `unit_height` is
     scene units per dimension; `captions[i]` (optional) is written under bar i."""
 
-    def __init__(self, widths, unit_height: float, bar_width: float = 0.45, gap: float = 1.1,
-                 captions=None, color=palette.FFN, **kwargs):
+    def __init__(
+        self,
+        widths,
+        unit_height: float,
+        bar_width: float = 0.45,
+        gap: float = 1.1,
+        captions=None,
+        color=palette.FFN,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
-        self.bars = VGroup(*(Rectangle(width=bar_width, height=w * unit_height, color=color, fill_opacity=0.8,
-                                       stroke_width=2) for w in widths)).arrange(RIGHT, buff=gap)
-        self.links = VGroup(*(Polygon(a.get_corner([1, 1, 0]), b.get_corner([-1, 1, 0]),
-                                      b.get_corner([-1, -1, 0]), a.get_corner([1, -1, 0]),
-                                      stroke_width=0, fill_color=color, fill_opacity=0.2)
-                              for a, b in zip(self.bars, self.bars[1:])))
+        self.bars = VGroup(
+            *(
+                Rectangle(width=bar_width, height=w * unit_height, color=color, fill_opacity=0.8, stroke_width=2)
+                for w in widths
+            )
+        ).arrange(RIGHT, buff=gap)
+        self.links = VGroup(
+            *(
+                Polygon(
+                    a.get_corner([1, 1, 0]),
+                    b.get_corner([-1, 1, 0]),
+                    b.get_corner([-1, -1, 0]),
+                    a.get_corner([1, -1, 0]),
+                    stroke_width=0,
+                    fill_color=color,
+                    fill_opacity=0.2,
+                )
+                for a, b in zip(self.bars, self.bars[1:])
+            )
+        )
         self.add(self.links, self.bars)
         self.captions = VGroup()
         if captions:

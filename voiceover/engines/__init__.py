@@ -20,14 +20,16 @@ espeak-ng, saying why (Piper without a model); one that is installed but broken 
 Kokoro voice file missing or corrupted) raises `EngineError` naming the file and the
 command that repairs it.
 """
+
 from __future__ import annotations
 
 import importlib
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Protocol
 
 CLIP_RATE_HZ = 48_000
 
@@ -97,8 +99,9 @@ def canonical_name(name: str) -> str:
     name = name.strip().lower()
     name = ALIASES.get(name, name)
     if name not in ENGINES:
-        raise EngineError(f"unknown speech engine '{name}' (FFN_VOICE_ENGINE / --engine): "
-                          f"use one of {', '.join(ENGINE_NAMES)}")
+        raise EngineError(
+            f"unknown speech engine '{name}' (FFN_VOICE_ENGINE / --engine): use one of {', '.join(ENGINE_NAMES)}"
+        )
     return name
 
 
@@ -108,8 +111,13 @@ def engine_class(name: str):
     return getattr(importlib.import_module(module), cls)
 
 
-def resolve_engine(engine: str | None = None, voice: str | None = None, speed_wpm: int | str | None = None,
-                   piper_model: str | Path | None = None, env: Mapping | None = None) -> EngineChoice:
+def resolve_engine(
+    engine: str | None = None,
+    voice: str | None = None,
+    speed_wpm: int | str | None = None,
+    piper_model: str | Path | None = None,
+    env: Mapping | None = None,
+) -> EngineChoice:
     """The engine for these options; an option left as None is read from `env` (default:
     the process environment). Bad values raise `EngineError`; an engine that cannot run
     here (`EngineUnavailable`) falls back to espeak-ng with a `notice` saying why.
@@ -155,8 +163,9 @@ def speed_wpm(value) -> int | None:
     try:
         speed = int(str(value).strip())
     except ValueError:
-        raise EngineError(f"speaking speed must be whole words per minute (FFN_VOICE_SPEED / --speed), "
-                          f"got {value!r}") from None
+        raise EngineError(
+            f"speaking speed must be whole words per minute (FFN_VOICE_SPEED / --speed), got {value!r}"
+        ) from None
     if not 80 <= speed <= 450:
         raise EngineError(f"speaking speed {speed} wpm is outside 80-450 (FFN_VOICE_SPEED / --speed)")
     return speed

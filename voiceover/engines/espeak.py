@@ -1,4 +1,5 @@
 """espeak-ng: the offline default voice (Latin American Spanish, `es-419`)."""
+
 from __future__ import annotations
 
 import re
@@ -19,31 +20,52 @@ CLIP_RULES = 2  # bump when the way text becomes a clip changes (part of the cac
 @dataclass(frozen=True)
 class EspeakEngine:
     voice: str = "es-419"
-    speed_wpm: int = 155   # a little slower than espeak's 175: a lecture, not a headline
+    speed_wpm: int = 155  # a little slower than espeak's 175: a lecture, not a headline
     pitch: int = 45
     name: str = "espeak-ng"
 
     @classmethod
-    def from_options(cls, voice: str | None = None, speed=None, **_) -> "EspeakEngine":
+    def from_options(cls, voice: str | None = None, speed=None, **_) -> EspeakEngine:
         """The engine for `FFN_VOICE` / `--voice` and `FFN_VOICE_SPEED` / `--speed` (words per minute)."""
         wpm = speed_wpm(speed)
         return cls(**({"voice": voice} if voice else {}), **({"speed_wpm": wpm} if wpm else {}))
 
     def identity(self) -> dict:
-        return {"engine": self.name, "voice": self.voice, "speed": self.speed_wpm,
-                "model": _espeak_version(), "model_sha256": None}
+        return {
+            "engine": self.name,
+            "voice": self.voice,
+            "speed": self.speed_wpm,
+            "model": _espeak_version(),
+            "model_sha256": None,
+        }
 
     def settings(self) -> dict:
-        return {"voice": self.voice, "speed_wpm": self.speed_wpm, "pitch": self.pitch,
-                "version": _espeak_version(), "rules": CLIP_RULES}
+        return {
+            "voice": self.voice,
+            "speed_wpm": self.speed_wpm,
+            "pitch": self.pitch,
+            "version": _espeak_version(),
+            "rules": CLIP_RULES,
+        }
 
     def command(self, text: str, out_wav: Path) -> list[str]:
         exe = shutil.which("espeak-ng")
         if exe is None:
             raise EngineError("espeak-ng is not installed; run ./setup.sh (it installs it with apt)")
         final_pause = [] if SENTENCE_END_RE.search(text) else ["-z"]
-        return [exe, "-v", self.voice, "-s", str(self.speed_wpm), "-p", str(self.pitch), *final_pause,
-                "-w", str(out_wav), text]
+        return [
+            exe,
+            "-v",
+            self.voice,
+            "-s",
+            str(self.speed_wpm),
+            "-p",
+            str(self.pitch),
+            *final_pause,
+            "-w",
+            str(out_wav),
+            text,
+        ]
 
     def synthesize(self, text: str, out_wav: Path) -> None:
         raw = out_wav.with_suffix(".espeak.wav")
@@ -51,10 +73,11 @@ class EspeakEngine:
             proc = subprocess.run(self.command(text, raw), capture_output=True, text=True)
             if proc.returncode != 0 or not raw.exists():
                 if "voice does not exist" in proc.stderr:
-                    raise EngineError(f"espeak-ng has no voice '{self.voice}' (FFN_VOICE / --voice); "
-                                      f"list them with `espeak-ng --voices=es`")
-                raise EngineError(f"espeak-ng failed ({proc.returncode}) on {text[:60]!r}: "
-                                  f"{proc.stderr.strip()[:400]}")
+                    raise EngineError(
+                        f"espeak-ng has no voice '{self.voice}' (FFN_VOICE / --voice); "
+                        f"list them with `espeak-ng --voices=es`"
+                    )
+                raise EngineError(f"espeak-ng failed ({proc.returncode}) on {text[:60]!r}: {proc.stderr.strip()[:400]}")
             # espeak writes 22.05 kHz; every clip is stored at the mix rate so durations are exact.
             to_clip(raw, out_wav)
         finally:
@@ -63,8 +86,26 @@ class EspeakEngine:
 
 def to_clip(source: Path, out_wav: Path) -> None:
     """Any audio file -> 48 kHz mono 16-bit WAV (the format of every clip)."""
-    run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", str(source), "-ac", "1",
-         "-ar", str(CLIP_RATE_HZ), "-c:a", "pcm_s16le", "-f", "wav", str(out_wav)])
+    run(
+        [
+            "ffmpeg",
+            "-nostdin",
+            "-loglevel",
+            "error",
+            "-y",
+            "-i",
+            str(source),
+            "-ac",
+            "1",
+            "-ar",
+            str(CLIP_RATE_HZ),
+            "-c:a",
+            "pcm_s16le",
+            "-f",
+            "wav",
+            str(out_wav),
+        ]
+    )
 
 
 def run(cmd: list[str], stdin: str | None = None) -> None:

@@ -11,15 +11,16 @@ the start of its first phoneme token, so a bookmark placed before a word is exac
 frame without cutting the sentence (`synthesize_words`). The 24 kHz audio is resampled to
 the clips' 48 kHz (x2 exactly, so every time stays a whole number of samples).
 """
+
 from __future__ import annotations
 
 import importlib.metadata
 import os
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -27,12 +28,12 @@ from voiceover.engines import CLIP_RATE_HZ, EngineError
 from voiceover.engines import kokoro_assets as assets
 
 DEFAULT_VOICE = "ef_dora"
-DEFAULT_SPEED = 0.9          # clear for a lecture
-DEFAULT_LANG = "es-419"      # Latin American "s"; "es" gives the Castilian "θ"
+DEFAULT_SPEED = 0.9  # clear for a lecture
+DEFAULT_LANG = "es-419"  # Latin American "s"; "es" gives the Castilian "θ"
 LANGS = ("es-419", "es")
-NATURAL_WPM = 165            # ef_dora's rate at speed 1.0, to read a speed in words per minute
-MAX_TOKENS = 500             # the model takes 510 tokens; a longer sentence is cut at a clause
-RULES = 1                    # bump when the way text becomes a clip changes (part of the cache key)
+NATURAL_WPM = 165  # ef_dora's rate at speed 1.0, to read a speed in words per minute
+MAX_TOKENS = 500  # the model takes 510 tokens; a longer sentence is cut at a clause
+RULES = 1  # bump when the way text becomes a clip changes (part of the cache key)
 UPSAMPLE = CLIP_RATE_HZ // assets.MODEL_RATE_HZ  # 2
 _PUNCT = set(';:,.!?¡¿—…"«»“”()[] ')
 _CLAUSE_END_RE = re.compile(r"[,;:—–][»\"')]*$")
@@ -66,13 +67,15 @@ def parse_speed(value) -> float | None:
     try:
         speed = float(str(value).strip().replace(",", "."))
     except ValueError:
-        raise EngineError(f"Kokoro's speed is a factor such as 0.9, or words per minute "
-                          f"(FFN_VOICE_SPEED / --speed), got {value!r}") from None
+        raise EngineError(
+            f"Kokoro's speed is a factor such as 0.9, or words per minute (FFN_VOICE_SPEED / --speed), got {value!r}"
+        ) from None
     if 80 <= speed <= 450:
         speed = speed / NATURAL_WPM
     if not 0.5 <= speed <= 2.0:
-        raise EngineError(f"Kokoro's speed {value} is outside 0.5-2.0 (or 80-450 words per minute) "
-                          f"(FFN_VOICE_SPEED / --speed)")
+        raise EngineError(
+            f"Kokoro's speed {value} is outside 0.5-2.0 (or 80-450 words per minute) (FFN_VOICE_SPEED / --speed)"
+        )
     return round(speed, 3)
 
 
@@ -86,7 +89,7 @@ class KokoroEngine:
     _checked: list = field(default_factory=list, compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_options(cls, voice: str | None = None, speed=None, env=None, **_) -> "KokoroEngine":
+    def from_options(cls, voice: str | None = None, speed=None, env=None, **_) -> KokoroEngine:
         """The engine for `FFN_VOICE` (ef_dora, em_alex, em_santa), `FFN_VOICE_SPEED` and
         `FFN_KOKORO_LANG` (es-419 or es). Its voice file is checked now: a missing or
         corrupted one is an error naming it and the command that repairs it."""
@@ -94,8 +97,12 @@ class KokoroEngine:
         lang = (env.get("FFN_KOKORO_LANG") or DEFAULT_LANG).strip()
         if lang not in LANGS:
             raise EngineError(f"FFN_KOKORO_LANG must be one of {', '.join(LANGS)}, got {lang!r}")
-        engine = cls(voice=voice or DEFAULT_VOICE, speed=parse_speed(speed) or DEFAULT_SPEED, lang=lang,
-                     root=assets.kokoro_dir(env))
+        engine = cls(
+            voice=voice or DEFAULT_VOICE,
+            speed=parse_speed(speed) or DEFAULT_SPEED,
+            lang=lang,
+            root=assets.kokoro_dir(env),
+        )
         engine.check()
         return engine
 
@@ -106,13 +113,25 @@ class KokoroEngine:
             self._checked.append(True)
 
     def identity(self) -> dict:
-        return {"engine": self.name, "voice": self.voice, "speed": self.speed, "lang": self.lang,
-                "model": "Kokoro-82M v1.0 int8", "model_sha256": assets.MODEL_SHA256}
+        return {
+            "engine": self.name,
+            "voice": self.voice,
+            "speed": self.speed,
+            "lang": self.lang,
+            "model": "Kokoro-82M v1.0 int8",
+            "model_sha256": assets.MODEL_SHA256,
+        }
 
     def settings(self) -> dict:
-        return {"voice": self.voice, "voice_sha256": assets.VOICE_SHA256.get(self.voice),
-                "model_sha256": assets.MODEL_SHA256, "speed": self.speed, "lang": self.lang,
-                "runtime": runtime_versions(), "rules": RULES}
+        return {
+            "voice": self.voice,
+            "voice_sha256": assets.VOICE_SHA256.get(self.voice),
+            "model_sha256": assets.MODEL_SHA256,
+            "speed": self.speed,
+            "lang": self.lang,
+            "runtime": runtime_versions(),
+            "rules": RULES,
+        }
 
     # --- speaking --------------------------------------------------------------------
 
@@ -145,8 +164,7 @@ class KokoroEngine:
             cut = _cut_point(units)
             first, first_starts = self.speak(units[:cut])
             second, second_starts = self.speak(units[cut:])
-            return (np.concatenate([first, second]),
-                    first_starts[:-1] + [len(first) + s for s in second_starts])
+            return (np.concatenate([first, second]), first_starts[:-1] + [len(first) + s for s in second_starts])
         if len(tokens) > MAX_TOKENS + 8:
             raise EngineError(f"a single word too long for Kokoro ({len(tokens)} phonemes): {units[0][:60]!r}")
         style = runtime.style(self.voice, len(tokens), self.root)
@@ -154,8 +172,10 @@ class KokoroEngine:
         # edges[i] = sample where token i starts (token 0 is the leading pad).
         edges = np.concatenate([[0], np.cumsum(durations)]) * assets.FRAME_SAMPLES
         if edges[-1] != len(audio):
-            raise EngineError(f"Kokoro's durations ({edges[-1]} samples) do not add up to its audio "
-                              f"({len(audio)} samples); the model is not the one pinned")
+            raise EngineError(
+                f"Kokoro's durations ({edges[-1]} samples) do not add up to its audio "
+                f"({len(audio)} samples); the model is not the one pinned"
+            )
         starts = []
         for i in range(len(units)):
             char = unit_at[i]
@@ -199,8 +219,9 @@ class _Runtime:
         self.session = rt.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         outputs = [o.name for o in self.session.get_outputs()]
         if assets.DURATION_OUTPUT not in outputs:
-            raise EngineError(f"{path}: the model has no `{assets.DURATION_OUTPUT}` output; "
-                              f"repair it with: {assets.REPAIR_COMMAND}")
+            raise EngineError(
+                f"{path}: the model has no `{assets.DURATION_OUTPUT}` output; repair it with: {assets.REPAIR_COMMAND}"
+            )
         self.outputs = ["audio", assets.DURATION_OUTPUT]
         self.tokenizer = Tokenizer()  # points the phonemizer at espeak-ng's data from its wheel
         self.vocab = self.tokenizer.vocab
@@ -216,8 +237,11 @@ class _Runtime:
         return table[min(n_tokens, len(table)) - 1]
 
     def infer(self, tokens: list[int], style: np.ndarray, speed: float) -> tuple[np.ndarray, np.ndarray]:
-        feeds = {"tokens": np.array([[0, *tokens, 0]], dtype=np.int64), "style": style.astype(np.float32),
-                 "speed": np.array([speed], dtype=np.float32)}
+        feeds = {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": style.astype(np.float32),
+            "speed": np.array([speed], dtype=np.float32),
+        }
         audio, durations = self.session.run(self.outputs, feeds)
         return np.asarray(audio, dtype=np.float32).ravel(), np.asarray(durations).ravel().astype(np.int64)
 

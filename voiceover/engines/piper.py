@@ -6,6 +6,7 @@ Piper ships as the optional extra `ffn-video[piper]` (PyPI `piper-tts`), which i
 without the program, `PiperUnavailable` says what is missing and the caller falls back to
 espeak-ng.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,7 +54,7 @@ class PiperEngine:
     name: str = "piper"
 
     @classmethod
-    def from_options(cls, voice: str | None = None, speed=None, piper_model=None, **_) -> "PiperEngine":
+    def from_options(cls, voice: str | None = None, speed=None, piper_model=None, **_) -> PiperEngine:
         """The engine for `FFN_PIPER_MODEL`, `FFN_VOICE` (speaker number) and `FFN_VOICE_SPEED`."""
         wpm = speed_wpm(speed)
         try:
@@ -62,15 +63,27 @@ class PiperEngine:
             raise PiperUnavailable(f"Piper no disponible: {why}") from None
 
     def identity(self) -> dict:
-        return {"engine": self.name, "voice": self.speaker, "speed": self.length_scale,
-                "model": str(self.model), "model_sha256": None}
+        return {
+            "engine": self.name,
+            "voice": self.speaker,
+            "speed": self.length_scale,
+            "model": str(self.model),
+            "model_sha256": None,
+        }
 
     @classmethod
-    def from_model(cls, model: str | Path | None, speaker: str | int | None = None,
-                   speed_wpm: int | None = None, exe: str | None = None) -> "PiperEngine":
+    def from_model(
+        cls,
+        model: str | Path | None,
+        speaker: str | int | None = None,
+        speed_wpm: int | None = None,
+        exe: str | None = None,
+    ) -> PiperEngine:
         """Check that everything Piper needs is here; `PiperUnavailable` says what is not."""
         if not model:
-            raise PiperUnavailable("no se indicó un modelo de voz (--piper-model o FFN_PIPER_MODEL, un archivo .onnx local)")
+            raise PiperUnavailable(
+                "no se indicó un modelo de voz (--piper-model o FFN_PIPER_MODEL, un archivo .onnx local)"
+            )
         model = Path(model).expanduser()
         if model.suffix != ".onnx":
             raise PiperUnavailable(f"el modelo de voz {model} no es un archivo .onnx")
@@ -78,17 +91,21 @@ class PiperEngine:
             raise PiperUnavailable(f"el modelo de voz {model} no existe")
         config = model_config(model)
         if config is None:
-            raise PiperUnavailable(f"al modelo de voz {model} le falta su configuración al lado "
-                                   f"({model.name}.json o {model.stem}.json)")
+            raise PiperUnavailable(
+                f"al modelo de voz {model} le falta su configuración al lado ({model.name}.json o {model.stem}.json)"
+            )
         if exe is None:
-            raise PiperUnavailable("el programa `piper` no está instalado "
-                                   "(pip install 'ffn-video[piper]', que instala piper-tts)")
+            raise PiperUnavailable(
+                "el programa `piper` no está instalado (pip install 'ffn-video[piper]', que instala piper-tts)"
+            )
         if speaker is not None:
             try:
                 speaker = int(speaker)
             except ValueError:
-                raise EngineError(f"a Piper voice is chosen by its model; --voice / FFN_VOICE must be "
-                                  f"the speaker number of a multi-speaker model, got {speaker!r}") from None
+                raise EngineError(
+                    f"a Piper voice is chosen by its model; --voice / FFN_VOICE must be "
+                    f"the speaker number of a multi-speaker model, got {speaker!r}"
+                ) from None
         scale = round(NATURAL_WPM / speed_wpm, 3) if speed_wpm else 1.0
         return cls(model.resolve(), config.resolve(), exe, speaker, scale)
 
@@ -96,14 +113,18 @@ class PiperEngine:
         # The model's identity is its size, change time and configuration: hashing a
         # 60 MB model for every clip would cost more than the cache saves.
         stat = self.model.stat()
-        return {"model": str(self.model), "model_size": stat.st_size, "model_mtime_ns": stat.st_mtime_ns,
-                "config_sha256": hashlib.sha256(self.config.read_bytes()).hexdigest()[:16],
-                "speaker": self.speaker, "length_scale": self.length_scale}
+        return {
+            "model": str(self.model),
+            "model_size": stat.st_size,
+            "model_mtime_ns": stat.st_mtime_ns,
+            "config_sha256": hashlib.sha256(self.config.read_bytes()).hexdigest()[:16],
+            "speaker": self.speaker,
+            "length_scale": self.length_scale,
+        }
 
     def command(self, out_wav: Path) -> list[str]:
         """The `piper` call that writes one WAV; the text goes to its standard input."""
-        cmd = [self.exe, "--model", str(self.model), "--config", str(self.config),
-               "--output-file", str(out_wav)]
+        cmd = [self.exe, "--model", str(self.model), "--config", str(self.config), "--output-file", str(out_wav)]
         if self.length_scale != 1.0:
             cmd += ["--length-scale", f"{self.length_scale:g}"]
         if self.speaker is not None:
@@ -114,11 +135,14 @@ class PiperEngine:
         raw = out_wav.with_suffix(".piper.wav")
         try:
             # One line: piper reads standard input line by line and would split the clip.
-            proc = subprocess.run(self.command(raw), input=" ".join(text.split()) + "\n",
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                self.command(raw), input=" ".join(text.split()) + "\n", capture_output=True, text=True
+            )
             if proc.returncode != 0 or not raw.exists() or raw.stat().st_size <= 44:
-                raise EngineError(f"piper failed ({proc.returncode}) with model {self.model} on "
-                                  f"{text[:60]!r}: {proc.stderr.strip()[-400:]}")
+                raise EngineError(
+                    f"piper failed ({proc.returncode}) with model {self.model} on "
+                    f"{text[:60]!r}: {proc.stderr.strip()[-400:]}"
+                )
             to_clip(raw, out_wav)  # the model's rate (often 22.05 kHz) -> 48 kHz mono
         finally:
             raw.unlink(missing_ok=True)
