@@ -37,7 +37,6 @@ from voiceover.atomic import write_json
 from voiceover.timeline import Timeline
 
 KEY_VERSION = 2
-KIT_DIR = REPO_ROOT / "scenes" / "kit"
 FOLLOWED_PACKAGES = ("scenes", "ffn_core")
 # Imported by the kit to serve `NarratedScene.number`, whose values the record tracks one
 # by one; following it would tie every scene to every `ffn_core` source.

@@ -8,6 +8,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from lecture.audio_format import AAC_ARGS
 from voiceover.atomic import atomic_path
 
 
@@ -47,7 +48,7 @@ def concat_videos(videos: list[Path], out: Path) -> Path:
 
 
 def mux(video: Path, audio_wav: Path, out: Path) -> Path:
-    """Video stream copied as is; narration encoded once to AAC-LC 48 kHz stereo."""
+    """Video stream copied as is; narration encoded once to AAC-LC (`lecture.audio_format`)."""
     with atomic_path(out) as tmp:
         _ffmpeg(
             [
@@ -61,16 +62,7 @@ def mux(video: Path, audio_wav: Path, out: Path) -> Path:
                 "1:a:0",
                 "-c:v",
                 "copy",
-                "-c:a",
-                "aac",
-                "-profile:a",
-                "aac_low",
-                "-b:a",
-                "192k",
-                "-ar",
-                "48000",
-                "-ac",
-                "2",
+                *AAC_ARGS,
                 "-movflags",
                 "+faststart",
                 "-f",

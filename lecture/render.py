@@ -43,6 +43,8 @@ _LAUNCHER = (
 # tqdm lines of manim's per-animation progress bars: "Animation 3: FadeIn(...):  45%|...| 9/20 [..."
 _BAR_RE = re.compile(r"Animation (\d+)\b.*?\|\s*(\d+)/(\d+)\s*\[")
 _ERROR_TAIL_LINES = 200
+# Each attempt's manim media directory under the unit's `media_dir`: `run-<pid>-<random>`.
+ATTEMPT_PREFIX = "run-"
 _EXCEPTION_RE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b(: .*)?$")
 _FRAME_RE = re.compile(r"(\S+\.py):(\d+) in (\S+)")
 
@@ -107,7 +109,7 @@ class FrameCounter:
 
 def render_unit(unit: RenderUnit, progress: Progress | None = None) -> RenderResult:
     start = time.monotonic()
-    attempt = Path(unit.media_dir) / f"run-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    attempt = Path(unit.media_dir) / f"{ATTEMPT_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     attempt.mkdir(parents=True, exist_ok=True)
     tmp_log = attempt / "scene.log.json"
     env = dict(

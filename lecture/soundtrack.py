@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
+from lecture.audio_format import AAC_ARGS, CHANNELS, RATE_HZ
 from lecture.mux import run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
 
-RATE_HZ = 48_000
 TARGET_LUFS = -16.0
 CEILING_DBTP = -1.0
 # The limiter aims this far below the ceiling: room for the resample back to 48 kHz and for
@@ -108,7 +108,7 @@ def limit(in_wav: Path, out_wav: Path, gain_db: float, ceiling_dbtp: float = CEI
                 "-ar",
                 str(RATE_HZ),
                 "-ac",
-                "2",
+                str(CHANNELS),
                 "-c:a",
                 "pcm_s16le",
                 "-f",
@@ -127,16 +127,7 @@ def encode_scene(wav: Path, out: Path) -> Path:
             [
                 "-i",
                 str(wav),
-                "-c:a",
-                "aac",
-                "-profile:a",
-                "aac_low",
-                "-b:a",
-                "192k",
-                "-ar",
-                str(RATE_HZ),
-                "-ac",
-                "2",
+                *AAC_ARGS,
                 "-f",
                 "mp4",
                 str(tmp),
@@ -155,11 +146,13 @@ def join_pcm(scenes: Sequence[tuple[Path, int]], out_wav: Path) -> Path:
     Streamed a block at a time: a 25-minute lecture never sits in memory whole."""
     block = RATE_HZ * 10
     with atomic_path(Path(out_wav)) as tmp:
-        with soundfile.SoundFile(str(tmp), "w", samplerate=RATE_HZ, channels=2, subtype="PCM_16", format="WAV") as out:
+        with soundfile.SoundFile(
+            str(tmp), "w", samplerate=RATE_HZ, channels=CHANNELS, subtype="PCM_16", format="WAV"
+        ) as out:
             for wav, samples in scenes:
                 written = 0
                 with soundfile.SoundFile(str(wav)) as src:
-                    if src.samplerate != RATE_HZ or src.channels != 2:
+                    if src.samplerate != RATE_HZ or src.channels != CHANNELS:
                         raise SoundtrackError(
                             f"{wav}: {src.samplerate} Hz, {src.channels} channels; expected {RATE_HZ} Hz stereo"
                         )
@@ -171,7 +164,7 @@ def join_pcm(scenes: Sequence[tuple[Path, int]], out_wav: Path) -> Path:
                         written += len(data)
                 while written < samples:  # the narration is shorter than its video: silence
                     n = min(block, samples - written)
-                    out.write(np.zeros((n, 2), dtype=np.int16))
+                    out.write(np.zeros((n, CHANNELS), dtype=np.int16))
                     written += n
     return Path(out_wav)
 

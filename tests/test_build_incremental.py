@@ -10,9 +10,9 @@ import pytest
 import soundfile
 from fixtures.build_support import frames_of, fresh_copy, narration_offsets_ms, quiet_console
 
-from lecture import build as build_module
 from lecture.build import build
 from lecture.mux import probe
+from lecture.steps import narrate as narrate_step
 
 
 class NoRenderExecutor(Executor):
@@ -102,7 +102,7 @@ def test_a_changed_number_rerenders_the_scene_that_read_it(tiny):
 
 
 def test_a_narration_edit_that_keeps_every_duration_only_remuxes_audio(tiny, monkeypatch, tmp_path):
-    real = build_module.build_timeline
+    real = narrate_step.build_timeline
 
     def retaken(scene, **kwargs):
         timeline = real(scene, **kwargs)
@@ -117,7 +117,7 @@ def test_a_narration_edit_that_keeps_every_duration_only_remuxes_audio(tiny, mon
         seg2 = replace(seg, text="Otra toma del cuadrado.", clip=str(clip))
         return replace(timeline, beats=(replace(beat, segments=(seg2,) + beat.segments[1:]),))
 
-    monkeypatch.setattr(build_module, "build_timeline", retaken)
+    monkeypatch.setattr(narrate_step, "build_timeline", retaken)
     before = _mtimes(tiny)
     report = build("preview", executor=NoRenderExecutor(), console=quiet_console())
     assert report.ok and report.rendered == []

@@ -1,0 +1,10 @@
+"""The narration's audio format, defined once: every file the build writes and every check
+that reads one back agree on it."""
+
+from __future__ import annotations
+
+RATE_HZ = 48_000  # sample rate of every narration file, PCM and AAC alike
+CHANNELS = 2  # dual-mono stereo: YouTube's recommended layout
+AAC_BITRATE = "192k"
+# ffmpeg's output options for the narration as AAC-LC (the codec YouTube asks for).
+AAC_ARGS = ("-c:a", "aac", "-profile:a", "aac_low", "-b:a", AAC_BITRATE, "-ar", str(RATE_HZ), "-ac", str(CHANNELS))

@@ -1,0 +1,102 @@
+"""Where a build reads and writes: the folders and file names of its outputs and of its
+work, each named once (see renders/README.md).
+
+  renders/<quality>/lecture.mp4         the whole lecture with narration
+  renders/<quality>/scenes/<scene>.mp4  each scene with its own narration
+  renders/<quality>/scenes.json         which scene files the lecture is made of, in order
+  renders/<quality>/lecture.es.srt      Spanish subtitles (SubRip)
+  renders/<quality>/lecture.es.vtt      Spanish subtitles (WebVTT)
+  renders/<quality>/chapters.txt        YouTube chapters
+  .cache/build/<quality>/<scene>/       a scene's silent renders, their records and logs
+  .cache/build/<quality>/<scene>/media/ manim's folders while the scene renders
+  .cache/build/<quality>/audio/         the narration, scene by scene and whole
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from lecture.plan import REPO_ROOT
+
+SCENES_FOLDER = "scenes"
+MEDIA_FOLDER = "media"
+
+
+def renders_dir() -> Path:
+    """Root of the outputs; `FFN_RENDERS_DIR` moves it."""
+    return Path(os.environ.get("FFN_RENDERS_DIR", REPO_ROOT / "renders"))
+
+
+def build_dir() -> Path:
+    """Root of the build's work (under the cache root that `FFN_CACHE_DIR` moves)."""
+    base = os.environ.get("FFN_CACHE_DIR")
+    return (Path(base) if base else REPO_ROOT / ".cache") / "build"
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """The files a build delivers at one quality (`renders/<quality>/`)."""
+
+    folder: Path
+
+    @property
+    def scenes(self) -> Path:
+        return self.folder / SCENES_FOLDER
+
+    def scene(self, name: str) -> Path:
+        """A scene's own MP4, with its narration."""
+        return self.scenes / f"{name}.mp4"
+
+    def scene_entry(self, name: str) -> str:
+        """How `scenes.json` names a scene's file: relative to the outputs' folder."""
+        return f"{SCENES_FOLDER}/{name}.mp4"
+
+    @property
+    def lecture(self) -> Path:
+        return self.folder / "lecture.mp4"
+
+    @property
+    def scenes_manifest(self) -> Path:
+        return self.folder / "scenes.json"
+
+    @property
+    def srt(self) -> Path:
+        return self.folder / "lecture.es.srt"
+
+    @property
+    def vtt(self) -> Path:
+        return self.folder / "lecture.es.vtt"
+
+    @property
+    def chapters(self) -> Path:
+        return self.folder / "chapters.txt"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The build's intermediate files at one quality (`.cache/build/<quality>/`)."""
+
+    folder: Path
+
+    def scene(self, name: str) -> Path:
+        """A scene's renders: `<key>.mp4`, `<key>.log.json`, `<key>.record.json`."""
+        return self.folder / name
+
+    def media(self, name: str) -> Path:
+        """Where a scene's renders run: one manim media folder per attempt, removed after it."""
+        return self.scene(name) / MEDIA_FOLDER
+
+    @property
+    def audio(self) -> Path:
+        return self.folder / "audio"
+
+    @property
+    def silent_lecture(self) -> Path:
+        """The scenes' videos joined, before the narration is muxed in."""
+        return self.folder / "lecture.silent.mp4"
+
+
+def for_quality(quality_name: str) -> tuple[Outputs, Workspace]:
+    return Outputs(renders_dir() / quality_name), Workspace(build_dir() / quality_name)

@@ -1,0 +1,48 @@
+"""The steps of a build, in the order `lecture.build` runs them, one module each:
+
+  narrate  every scene's timeline (cheap when nothing changed)
+  plan     from the cache keys, which scenes are up to date and which to render
+  render   the scenes to render, on an executor, each kept in the cache as it finishes
+  mix      the narration, limited and encoded (started ahead, while the scenes render)
+  mux      each chosen scene's own MP4: its video and its narration
+  join     lecture.mp4, scenes.json, subtitles and chapters
+  report   what the build did, for the summary
+
+`plan` follows `narrate` because a scene's key hashes its timeline's timing. Each step takes
+the `Build` and the frozen results of the steps before it, and returns its own; failures
+travel in those results, so the report lists them in the order they happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lecture.layout import Outputs, Workspace
+from lecture.plan import PlannedScene
+from lecture.qualities import Quality
+
+
+@dataclass(frozen=True)
+class Build:
+    """What every step of one build knows."""
+
+    quality: Quality
+    plan: tuple[PlannedScene, ...]  # every scene of the lecture, in order
+    chosen: tuple[PlannedScene, ...]  # the scenes this build was asked for
+    outputs: Outputs
+    work: Workspace
+
+    @property
+    def chosen_names(self) -> frozenset[str]:
+        return frozenset(s.name for s in self.chosen)
+
+    def scene(self, name: str) -> PlannedScene:
+        return next(s for s in self.plan if s.name == name)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One thing the build could not make: a scene, or a part of the lecture."""
+
+    name: str  # the scene's name, or "narración" / "clase"
+    message: str  # for the lecturer, in Spanish unless a tool's own words

@@ -1,0 +1,123 @@
+"""Step 6, join: the lecture from every scene's render, once all are up to date and nothing
+failed. The video is joined by copying streams; the narration is the lecture's own track,
+encoded once (`mix.lecture_audio`); then scenes.json, the subtitles and the chapters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lecture import cache
+from lecture.audio_format import RATE_HZ
+from lecture.chapters import SceneSpan, chapters_text, make_chapters, youtube_problems
+from lecture.display import BuildDisplay
+from lecture.failures import failure_message
+from lecture.mux import concat_videos, mux_copy
+from lecture.stamps import signature, unless_fresh, write_atomically
+from lecture.steps import Build, Failure
+from lecture.steps.mix import Mixed, lecture_audio
+from voiceover.atomic import write_json, write_text
+from voiceover.timeline import Timeline
+
+
+@dataclass(frozen=True)
+class Joined:
+    """What the join made; when a part failed, the parts made before it."""
+
+    lecture: Path | None = None
+    video_seconds: float = 0.0  # length of lecture.mp4
+    subtitles: tuple[Path, ...] = ()
+    chapters: Path | None = None
+    notes: tuple[str, ...] = ()
+    failed: tuple[Failure, ...] = ()
+
+
+def join(
+    build: Build,
+    records: Mapping[str, cache.CacheRecord],
+    mixed: Mixed,
+    anything_failed: bool,
+    display: BuildDisplay,
+) -> Joined:
+    """`records`: every scene up to date; `anything_failed`: whether an earlier step failed."""
+    missing = [s.name for s in build.plan if s.name not in records]
+    if anything_failed:
+        return Joined(notes=("lecture.mp4 no se actualizó porque algo falló",))
+    if missing:
+        return Joined(
+            notes=(
+                f"lecture.mp4 no se actualizó: sin render al día de {', '.join(missing)} "
+                f"(ffn-video build --quality {build.quality.name} las renderiza)",
+            )
+        )
+    display.step("uniendo la clase")
+    names = [s.name for s in build.plan]
+    ordered = [mixed.fitted[n] for n in names]
+    lecture, video_seconds, subtitles, chapters, notes = None, 0.0, (), None, []
+    try:
+        lecture = lecture_video(build, names, records, mixed)
+        write_manifest(build, names, records)
+        video_seconds = sum(t.total_s for t in ordered)
+        subtitles = write_subtitles(build, ordered)
+        chapters, chapter_notes, text = chapters_of(build, names, ordered)
+        notes.extend(chapter_notes)
+        write_text(chapters, text)
+    except Exception as err:  # noqa: BLE001 - reported, exit status non-zero
+        failure = Failure("clase", failure_message("lecture.mp4", err, build.outputs.folder))
+        return Joined(lecture, video_seconds, subtitles, chapters, tuple(notes), (failure,))
+    return Joined(lecture, video_seconds, subtitles, chapters, tuple(notes))
+
+
+def lecture_video(build: Build, names: list[str], records: Mapping[str, cache.CacheRecord], mixed: Mixed) -> Path:
+    """lecture.mp4: the scenes' silent videos joined, with the lecture's narration."""
+    videos = [records[n].video_path(build.work.scene(n)) for n in names]
+    video_sig = signature(["silent", [records[n].key for n in names]])
+    silent = build.work.silent_lecture
+    unless_fresh(silent, video_sig, lambda: concat_videos(videos, silent))
+    narration, audio_sig = lecture_audio(
+        build, mixed.narration, {n: round(records[n].duration_s * RATE_HZ) for n in names}
+    )
+    lecture = build.outputs.lecture
+    unless_fresh(lecture, signature([video_sig, audio_sig]), lambda: mux_copy(silent, narration, lecture))
+    return lecture
+
+
+def write_manifest(build: Build, names: list[str], records: Mapping[str, cache.CacheRecord]) -> None:
+    """Which scene files the lecture is made of, in order: what `ffn-video check` compares
+    the lecture's (or the YouTube video's) narration with, scene by scene."""
+    scenes = [
+        {"name": n, "file": build.outputs.scene_entry(n), "frames": records[n].frames, "fps": records[n].fps}
+        for n in names
+    ]
+    write_json(build.outputs.scenes_manifest, {"scenes": scenes})
+
+
+def write_subtitles(build: Build, ordered: list[Timeline]) -> tuple[Path, Path]:
+    """SubRip and WebVTT, remade only when a text or a time changed."""
+    from voiceover.subtitles import write_srt, write_vtt
+
+    text_sig = signature(
+        [
+            "subtitles",
+            [
+                [t.total_s, [[b.start_s, [[s.text, s.start_s, s.duration_s] for s in b.segments]] for b in t.beats]]
+                for t in ordered
+            ],
+        ]
+    )
+    srt_path, vtt_path = build.outputs.srt, build.outputs.vtt
+    unless_fresh(srt_path, text_sig, lambda: write_atomically(srt_path, lambda tmp: write_srt(ordered, tmp)))
+    unless_fresh(vtt_path, text_sig, lambda: write_atomically(vtt_path, lambda tmp: write_vtt(ordered, tmp)))
+    return srt_path, vtt_path
+
+
+def chapters_of(build: Build, names: list[str], ordered: list[Timeline]) -> tuple[Path, list[str], str]:
+    """chapters.txt's path, the notes about its chapters, and its text."""
+    spans, clock = [], 0.0
+    for name, timeline in zip(names, ordered):
+        spans.append(SceneSpan(name, timeline.title, clock, timeline.total_s))
+        clock += timeline.total_s
+    chapters, merges = make_chapters(spans)
+    notes = [f"capítulos: {m}" for m in merges] + [f"capítulos: {p}" for p in youtube_problems(chapters, clock)]
+    return build.outputs.chapters, notes, chapters_text(chapters, clock)

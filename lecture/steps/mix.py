@@ -1,0 +1,223 @@
+"""Step 4, mix: each scene's narration track fitted to its video's frames, the lecture's
+sticky gain, each scene limited with it, the chosen scenes encoded for their own MP4s,
+and the lecture's narration joined as PCM and encoded once (see `lecture.soundtrack`).
+Only what changed is made again (`lecture.stamps`).
+
+The narration needs only frame counts, known before rendering: `mixing_ahead` starts it on
+another thread while the scenes render, and `mix` reuses that work when the renders come
+out with the frames expected, as they do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from lecture import cache
+from lecture.audio_format import RATE_HZ
+from lecture.failures import failure_message
+from lecture.plan import PlannedScene
+from lecture.qualities import Quality
+from lecture.stamps import signature, unless_fresh
+from lecture.steps import Build, Failure
+from lecture.steps.narrate import Narrated
+from lecture.steps.plan import expected_frames
+from voiceover.atomic import write_json
+from voiceover.timeline import Timeline
+
+GAIN_ATTEMPTS = 4  # limiting takes a little loudness away: the gain is corrected from the result
+
+
+@dataclass(frozen=True)
+class MeasuredLoudness:
+    """The lecture narration's loudness, measured when it was normalised and kept beside it
+    (`voiceover.mix` and its scipy take seconds to import; a build with nothing to do skips it)."""
+
+    integrated_lufs: float  # LUFS, ITU-R BS.1770
+    true_peak_dbtp: float  # dBTP, 4x oversampled
+
+
+@dataclass(frozen=True)
+class Narration:
+    """The narration of every scene, limited with the lecture's gain: (wav, signature)."""
+
+    limited: dict[str, tuple[Path, str]]
+    encoded: dict[str, tuple[Path, str]]  # the chosen scenes' narration alone, as AAC: (m4a, signature)
+    loudness: MeasuredLoudness
+    gain_db: float
+
+
+@dataclass(frozen=True)
+class MixAhead:
+    """The narration started before the renders, from the frame counts expected."""
+
+    expected: Mapping[str, Timeline]  # each narrated scene's timeline fitted to the frames expected
+    job: Future | None  # the narration made from them (None: made after the renders, in turn)
+
+
+@dataclass(frozen=True)
+class Mixed:
+    narration: Narration | None  # None when the narration failed
+    fitted: Mapping[str, Timeline]  # each narrated scene's timeline fitted to its video's frames
+    failed: tuple[Failure, ...]
+
+
+def fitted_timeline(timeline: Timeline, record: cache.CacheRecord | None, quality: Quality) -> Timeline:
+    """The timeline lasting exactly as long as the video's whole frames, so audio, subtitles
+    and chapters of scenes laid end to end stay on the video's clock."""
+    frames = record.frames if record is not None and record.frames else expected_frames(timeline, quality)
+    return replace(timeline, total_s=frames / quality.fps)
+
+
+def fitted_timelines(build: Build, narrated: Narrated, records: Mapping[str, cache.CacheRecord]) -> dict[str, Timeline]:
+    return {name: fitted_timeline(t, records.get(name), build.quality) for name, t in narrated.timelines.items()}
+
+
+@contextmanager
+def mixing_ahead(
+    build: Build, narrated: Narrated, reused: Mapping[str, cache.CacheRecord], background: bool
+) -> Iterator[MixAhead]:
+    """With `background`, the narration is mixed, limited and encoded on another thread
+    while the caller renders; either way the thread is done when the block ends."""
+    expected = fitted_timelines(build, narrated, reused)
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="narration")
+    try:
+        job = pool.submit(prepare_audio, build, expected) if background else None
+        yield MixAhead(expected, job)
+    finally:
+        pool.shutdown(wait=True)
+
+
+def mix(build: Build, narrated: Narrated, records: Mapping[str, cache.CacheRecord], ahead: MixAhead) -> Mixed:
+    """The narration for the videos as rendered (`records`: every scene up to date)."""
+    fitted = fitted_timelines(build, narrated, records)
+    try:
+        audio = ahead.job.result() if ahead.job is not None else None
+        if audio is None or any(fitted[n].total_s != ahead.expected[n].total_s for n in fitted):
+            audio = narration(build, fitted)  # only what differs is redone
+    except Exception as err:  # noqa: BLE001 - reported; the renders are kept
+        return Mixed(None, fitted, (Failure("narración", failure_message("audio", err, build.work.audio)),))
+    return Mixed(audio, fitted, ())
+
+
+def prepare_audio(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
+    """All the narration work that needs no render: the scenes' audio, and the lecture's
+    joined narration when every scene is narrated."""
+    audio = narration(build, fitted)
+    if all(s.name in fitted for s in build.plan):
+        lecture_audio(build, audio, {n: round(t.total_s * RATE_HZ) for n, t in fitted.items()})
+    return audio
+
+
+def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
+    """Each scene's track (fitted to its frames), the lecture's sticky gain, each scene
+    limited with it, and the chosen scenes encoded for their own MP4s."""
+    from lecture import soundtrack as st
+
+    def write_track(timeline: Timeline, track: Path) -> None:
+        from voiceover.mix import write_scene_track  # scipy: seconds to import, only when needed
+
+        write_scene_track(timeline, track)
+
+    folder = build.work.audio
+    names = [s.name for s in build.plan if s.name in fitted]
+    if not names:
+        raise ValueError("no scene has narration")
+    raw: dict[str, tuple[Path, str]] = {}
+    energies: dict[str, np.ndarray] = {}
+    for name in names:
+        timeline = fitted[name]
+        sig = signature(["track", cache.timing_signature(timeline), _clip_stamp(timeline)])
+        track = folder / f"{name}.wav"
+        unless_fresh(track, sig, partial(write_track, timeline, track))
+        raw[name] = (track, sig)
+        energies[name] = _measured(folder / f"{name}.energies.json", sig, track)["energies"]
+
+    raw_lufs = st.integrated_lufs([energies[n] for n in names])
+    state = st.load_json(folder / "gain.json") or {}
+    loss = state.get("loss_db", 0.0)
+    gain = state.get("gain_db")
+    if gain is None or abs(raw_lufs + gain - loss - st.TARGET_LUFS) > st.LOUDNESS_TOLERANCE_LU:
+        gain = round(st.TARGET_LUFS - raw_lufs + loss, 2)
+    for attempt in range(GAIN_ATTEMPTS):
+        limited: dict[str, tuple[Path, str]] = {}
+        measures = {}
+        for name in names:
+            track, sig = raw[name]
+            lsig = signature(["limited", sig, gain, st.CEILING_DBTP, st.LIMITER_HEADROOM_DB])
+            out = folder / f"{name}.limited.wav"
+            unless_fresh(out, lsig, partial(st.limit, track, out, gain))
+            limited[name] = (out, lsig)
+            measures[name] = _measured(folder / f"{name}.limited.json", lsig, out, peak=True)
+        lufs = st.integrated_lufs([measures[n]["energies"] for n in names])
+        if abs(lufs - st.TARGET_LUFS) <= st.LOUDNESS_TOLERANCE_LU or attempt == GAIN_ATTEMPTS - 1:
+            break
+        gain = round(gain + st.TARGET_LUFS - lufs, 2)
+    st.save_json(folder / "gain.json", {"gain_db": gain, "loss_db": round(raw_lufs + gain - lufs, 3)})
+    peak = max((measures[n]["true_peak_dbtp"] for n in names), default=float("-inf"))
+    encoded = {}
+    for name in names:
+        if name in build.chosen_names:
+            wav, lsig = limited[name]
+            m4a = folder / f"{name}.m4a"
+            unless_fresh(m4a, lsig, partial(st.encode_scene, wav, m4a))
+            encoded[name] = (m4a, lsig)
+    return Narration(limited, encoded, MeasuredLoudness(lufs, peak), gain)
+
+
+def lecture_audio(build: Build, audio: Narration, video_samples: Mapping[str, int]) -> tuple[Path, str]:
+    """The lecture's narration as one AAC stream: the scenes' limited PCM, each fitted to its
+    video's samples, joined and encoded once, so no scene drifts at a join: (m4a, signature)."""
+    from lecture import soundtrack as st
+
+    names = _names(build.plan)
+    folder = build.work.audio
+    lecture = folder / "lecture.m4a"
+    sig = signature(["lecture-pcm", [[audio.limited[n][1], video_samples[n]] for n in names]])
+
+    def make() -> None:
+        pcm = folder / "lecture.wav"
+        try:
+            st.join_pcm([(audio.limited[n][0], video_samples[n]) for n in names], pcm)
+            st.encode_lecture(pcm, lecture)
+        finally:
+            pcm.unlink(missing_ok=True)  # as large as the lecture; the m4a is what is kept
+
+    unless_fresh(lecture, sig, make)
+    return lecture, sig
+
+
+def _names(plan: tuple[PlannedScene, ...]) -> list[str]:
+    return [s.name for s in plan]
+
+
+def _clip_stamp(timeline: Timeline) -> list:
+    stamps = []
+    for beat in timeline.beats:
+        for seg in beat.segments:
+            if seg.clip:
+                st = Path(seg.clip).stat()
+                # Clips are named by a hash of what they say; size and mtime catch a
+                # re-recorded take kept under the same name.
+                stamps.append([Path(seg.clip).name, st.st_size, st.st_mtime_ns, seg.start_s])
+    return stamps
+
+
+def _measured(path: Path, sig: str, wav: Path, peak: bool = False) -> dict:
+    """Block energies (and true peak) of `wav`, kept beside it while its signature holds."""
+    from lecture import soundtrack as st
+
+    data = st.load_json(path)
+    if data is None or data.get("sig") != sig:
+        data = {"sig": sig, "energies": st.block_energies(wav).tolist()}
+        if peak:
+            data["true_peak_dbtp"] = st.true_peak_dbtp(wav)
+        write_json(path, data)
+    data["energies"] = np.asarray(data["energies"], dtype=float)
+    return data

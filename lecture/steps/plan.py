@@ -1,0 +1,93 @@
+"""Step 2, plan: which scenes' renders are up to date (from their cache keys and the numbers
+they read) and which must be rendered, as render units ready for any executor."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from lecture import cache
+from lecture.display import BuildDisplay
+from lecture.qualities import Quality
+from lecture.render import RenderUnit
+from lecture.steps import Build
+from lecture.steps.narrate import Narrated
+from voiceover.atomic import write_json
+from voiceover.timeline import Timeline
+
+
+@dataclass(frozen=True)
+class SceneRender:
+    """One scene to render: the unit `render_unit` runs and the cache key it renders under."""
+
+    unit: RenderUnit
+    key: str
+
+
+@dataclass(frozen=True)
+class RenderPlan:
+    reused: Mapping[str, cache.CacheRecord]  # every narrated scene whose render is up to date (read only)
+    cached: tuple[str, ...]  # the chosen among them, in the plan's order
+    to_render: tuple[SceneRender, ...]  # the chosen scenes out of date, longest first
+    numbers_digest: str  # `cache.numbers_digest()` as this build saw it
+
+
+def plan(build: Build, narrated: Narrated, display: BuildDisplay) -> RenderPlan:
+    from ffn_core.numbers import number
+
+    def current(key: str):
+        return number(key).value
+
+    digest = cache.numbers_digest()
+    reused: dict[str, cache.CacheRecord] = {}
+    cached: list[str] = []
+    to_render: list[SceneRender] = []
+    for scene in build.plan:
+        if scene.name not in narrated.timelines:
+            continue
+        timeline = narrated.timelines[scene.name]
+        work = build.work.scene(scene.name)
+        key = cache.scene_key(scene, timeline, build.quality)
+        record = cache.load_record(work, key)
+        if cache.is_fresh(record, key, current, work, digest):
+            reused[scene.name] = record
+            cache.touch(work, key)
+            if scene.name in build.chosen_names:
+                cached.append(scene.name)
+                display.cached(scene.name)
+        elif scene.name in build.chosen_names:
+            unit = render_unit_for(build, scene.name, timeline, key)
+            to_render.append(SceneRender(unit, key))
+            display.waiting(scene.name, unit.expected_frames)
+    # Longest first: the last scene to start should be a short one.
+    to_render.sort(key=lambda job: job.unit.expected_frames, reverse=True)
+    return RenderPlan(reused, tuple(cached), tuple(to_render), digest)
+
+
+def render_unit_for(build: Build, name: str, timeline: Timeline, key: str) -> RenderUnit:
+    """The unit that renders scene `name` under `key`. It reads its own copy of the timeline,
+    so a narration edit during the render (watch mode) cannot reach a render already keyed
+    on the old timing."""
+    scene = build.scene(name)
+    work = build.work.scene(name)
+    quality = build.quality
+    timeline_copy = work / f"{key}.timeline.json"
+    write_json(timeline_copy, timeline.to_json())
+    return RenderUnit(
+        scene=name,
+        module=str(scene.module),
+        class_name=scene.class_name,
+        width_px=quality.width_px,
+        height_px=quality.height_px,
+        fps=quality.fps,
+        timeline_json=str(timeline_copy),
+        media_dir=str(build.work.media(name)),
+        output=str(work / f"{key}.mp4"),
+        log=str(work / f"{key}.log.json"),
+        expected_frames=expected_frames(timeline, quality),
+    )
+
+
+def expected_frames(timeline: Timeline, quality: Quality) -> int:
+    """The whole frames a scene's render makes from its timeline."""
+    return round(timeline.total_s * quality.fps)
