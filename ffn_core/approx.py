@@ -12,14 +12,17 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ffn_core.cache import disk_cached
 
 NEURON_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 INTERVAL = (-2.0, 2.0)  # x range, data units
 
+FloatArray = npt.NDArray[np.float64]
 
-def target(x: np.ndarray) -> np.ndarray:
+
+def target(x: FloatArray) -> FloatArray:
     """The curve to learn: sin(3x) + 0.3 x (two waves on a gentle slope)."""
     return np.sin(3.0 * x) + 0.3 * x
 
@@ -62,17 +65,18 @@ class ApproximationResult:
         raise ValueError(f"no fit with {n_neurons} neurons; available: {[f.n_neurons for f in self.fits]}")
 
 
-def fold_positions(n_neurons: int, interval: tuple[float, float] = INTERVAL) -> np.ndarray:
+def fold_positions(n_neurons: int, interval: tuple[float, float] = INTERVAL) -> FloatArray:
     """Fold x-positions: the centres of ``n_neurons`` equal slices of ``interval``.
 
     The first fold sits inside the interval, so the fit is flat left of it; one neuron
     gives a single hinge in the middle.
     """
     lo, hi = interval
-    return lo + (np.arange(n_neurons) + 0.5) * (hi - lo) / n_neurons
+    centres: FloatArray = lo + (np.arange(n_neurons) + 0.5) * (hi - lo) / n_neurons
+    return centres
 
 
-def relu_features(x: np.ndarray, folds: np.ndarray) -> np.ndarray:
+def relu_features(x: FloatArray, folds: FloatArray) -> FloatArray:
     """Hidden layer outputs: column i is ReLU(x - folds[i])."""
     return np.maximum(x[:, None] - folds[None, :], 0.0)
 

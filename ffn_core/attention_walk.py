@@ -15,9 +15,15 @@ what the block recorded during an ordinary forward pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ffn_core.cache import disk_cached
 from ffn_core.memory import ATTENTION_SENTENCE
+
+if TYPE_CHECKING:  # torch loads lazily: a cached result needs none
+    import torch
+
+    from ffn_core.modules import DecoderLM
 
 Matrix = tuple[tuple[float, ...], ...]
 
@@ -80,11 +86,13 @@ class AttentionWalk:
         return self.tokens[max(range(len(row)), key=row.__getitem__)]
 
 
-def _matrix(tensor) -> Matrix:
+def _matrix(tensor: torch.Tensor) -> Matrix:
     return tuple(tuple(float(x) for x in row) for row in tensor.tolist())
 
 
-def walk(model, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE, layer: int = WALK_LAYER) -> AttentionWalk:
+def walk(
+    model: DecoderLM, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE, layer: int = WALK_LAYER
+) -> AttentionWalk:
     """The stages of ``model``'s attention in block ``layer`` on ``sentence`` (no caching).
 
     Raises ValueError when the stages recomputed here differ from what the block itself
@@ -115,7 +123,7 @@ def walk(model, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE, laye
         attention.record = True
         try:
             model(ids)
-            recorded = attention.last_internals.weights
+            recorded = attention.recorded().weights
         finally:
             attention.record, attention.last_internals = False, None
         if not torch.allclose(recorded, internals.weights, atol=1e-6):

@@ -121,7 +121,7 @@ def disk_cached(*depends_on: str) -> Callable[[Callable[..., T]], Callable[..., 
 
     def decorate(function: Callable[..., T]) -> Callable[..., T]:
         modules = (function.__module__, *depends_on)
-        memory: dict[str, Any] = {}
+        memory: dict[str, T] = {}
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> T:
@@ -132,16 +132,17 @@ def disk_cached(*depends_on: str) -> Callable[[Callable[..., T]], Callable[..., 
             memory_key = f"{cache_dir()}:{key}"
             if memory_key in memory:
                 return memory[memory_key]
-            found, value = load(key)
+            found, stored = load(key)
+            value: T = stored  # what ``store`` pickled for this key: the function's own result
             if not found:
                 value = function(*args, **kwargs)
                 store(key, value)
             memory[memory_key] = value
             return value
 
-        wrapper.cache_modules = modules  # type: ignore[attr-defined]
-        wrapper.uncached = function  # type: ignore[attr-defined]
-        wrapper.clear_memory = memory.clear  # type: ignore[attr-defined]
+        wrapper.cache_modules = modules  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
+        wrapper.uncached = function  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
+        wrapper.clear_memory = memory.clear  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
         return wrapper
 
     return decorate

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 
 Vector = tuple[float, ...]
 Matrix = tuple[Vector, ...]
@@ -72,7 +73,10 @@ def draw_numbers(seed: int) -> tuple[ExactMatrix, ExactMatrix, ExactMatrix]:
     w1 = rng.integers(-9, 10, size=(D_MODEL, D_HIDDEN))
     w2 = rng.integers(-9, 10, size=(D_HIDDEN, D_MODEL))
     x = rng.integers(1, 4, size=D_MODEL) * rng.choice([-1, 1], size=D_MODEL)
-    tenths = lambda m: [[Fraction(int(v), 10) for v in row] for row in m]  # noqa: E731
+
+    def tenths(m: npt.NDArray[np.int64]) -> ExactMatrix:
+        return [[Fraction(int(v), 10) for v in row] for row in m]
+
     return tenths(w1), tenths(w2), [[Fraction(int(v)) for v in x]]
 
 

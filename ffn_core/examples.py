@@ -11,10 +11,12 @@ illustrative; ours are computed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 
 from ffn_core.ffn import FfnTrace, ffn_forward
 
@@ -74,9 +76,20 @@ def _exact_step(vector: ExactVector, matrix: tuple[ExactVector, ...]) -> tuple[M
     return step, output
 
 
-def expand_contract(vector=SEED_INPUT, expand=SEED_EXPAND, contract=SEED_CONTRACT) -> ExpandContract:
+DecimalLike = str | int | float  # a number as written: "0.1", 3, 0.5
+DecimalMatrix = Sequence[Sequence[DecimalLike]]
+
+
+def expand_contract(
+    vector: Sequence[DecimalLike] = SEED_INPUT,
+    expand: DecimalMatrix = SEED_EXPAND,
+    contract: DecimalMatrix = SEED_CONTRACT,
+) -> ExpandContract:
     """Expand then contract, in exact decimal arithmetic (inputs as decimal strings or numbers)."""
-    exact = lambda v: Fraction(str(v))  # noqa: E731 - str() keeps 0.1 as the decimal 0.1
+
+    def exact(v: DecimalLike) -> Fraction:
+        return Fraction(str(v))  # str() keeps 0.1 as the decimal 0.1
+
     x = tuple(exact(v) for v in vector)
     w1 = tuple(tuple(exact(v) for v in row) for row in expand)
     w2 = tuple(tuple(exact(v) for v in row) for row in contract)
@@ -132,7 +145,10 @@ def word_walkthrough(
     w_in = np.round(rng.normal(0.0, 1.0 / np.sqrt(d), size=(d, d_ff)), 2)
     w_out = np.round(rng.normal(0.0, 1.0 / np.sqrt(d_ff), size=(d_ff, d)), 2)
     trace = ffn_forward("relu", embedding, w_in, w_out)
-    as_matrix = lambda m: tuple(tuple(float(v) for v in row) for row in m)  # noqa: E731
+
+    def as_matrix(m: npt.NDArray[np.float64]) -> Matrix:
+        return tuple(tuple(float(v) for v in row) for row in m)
+
     return WordWalkthrough(
         word=word, seed=seed, w_in=as_matrix(w_in), w_out=as_matrix(w_out), trace=trace, n_active=sum(trace.active)
     )

@@ -14,35 +14,39 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ffn_core.params import ModelConfig, get_config, swiglu_hidden_width
 
 Vector = tuple[float, ...]
+FloatArray = npt.NDArray[np.float64]
 
 
 _erf = np.vectorize(math.erf, otypes=[float])  # numpy has no erf; scipy costs 0.5 s to import
 
 
-def relu(z: np.ndarray) -> np.ndarray:
+def relu(z: npt.ArrayLike) -> FloatArray:
     """max(0, z), elementwise."""
-    return np.maximum(z, 0.0)
+    return np.maximum(np.asarray(z, dtype=np.float64), 0.0)
 
 
-def gelu(z: np.ndarray, approximate: str = "none") -> np.ndarray:
+def gelu(z: npt.ArrayLike, approximate: str = "none") -> FloatArray:
     """GELU: z * Phi(z) (exact, "none") or GPT-2's tanh approximation ("tanh")."""
-    z = np.asarray(z, dtype=float)
+    values = np.asarray(z, dtype=np.float64)
     if approximate == "tanh":
-        return 0.5 * z * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (z + 0.044715 * z**3)))
-    return 0.5 * z * (1.0 + _erf(z / np.sqrt(2.0)))
+        scale: float = np.sqrt(2.0 / np.pi)
+        return 0.5 * values * (1.0 + np.tanh(scale * (values + 0.044715 * values**3)))
+    erf: FloatArray = _erf(values / np.sqrt(2.0))
+    return 0.5 * values * (1.0 + erf)
 
 
-def swish(z: np.ndarray) -> np.ndarray:
+def swish(z: npt.ArrayLike) -> FloatArray:
     """Swish / SiLU: z * sigmoid(z)."""
-    z = np.asarray(z, dtype=float)
-    return z / (1.0 + np.exp(-z))
+    values = np.asarray(z, dtype=np.float64)
+    return values / (1.0 + np.exp(-values))
 
 
-def _vec(a: np.ndarray) -> Vector:
+def _vec(a: npt.ArrayLike) -> Vector:
     return tuple(float(v) for v in np.asarray(a).ravel())
 
 
@@ -68,26 +72,33 @@ class FfnTrace:
     active: tuple[bool, ...]
 
 
-def _bias(b: np.ndarray | None, width: int) -> np.ndarray:
-    return np.zeros(width) if b is None else np.asarray(b, dtype=float)
+def _bias(b: npt.ArrayLike | None, width: int) -> FloatArray:
+    return np.zeros(width) if b is None else np.asarray(b, dtype=np.float64)
 
 
 def ffn_forward(
-    kind: str, x, w_in, w_out, b_in=None, b_out=None, w_gate=None, gelu_approximate: str = "none"
+    kind: str,
+    x: npt.ArrayLike,
+    w_in: npt.ArrayLike,
+    w_out: npt.ArrayLike,
+    b_in: npt.ArrayLike | None = None,
+    b_out: npt.ArrayLike | None = None,
+    w_gate: npt.ArrayLike | None = None,
+    gelu_approximate: str = "none",
 ) -> FfnTrace:
     """One FFN forward pass of ``kind`` ("relu", "gelu", "swiglu") exposing each stage.
 
     For SwiGLU, ``w_gate`` (d x d_ff) is the gate branch and ``w_in`` the up branch.
     """
-    x = np.asarray(x, dtype=float)
-    w_in, w_out = np.asarray(w_in, dtype=float), np.asarray(w_out, dtype=float)
+    x = np.asarray(x, dtype=np.float64)
+    w_in, w_out = np.asarray(w_in, dtype=np.float64), np.asarray(w_out, dtype=np.float64)
     if x.shape[-1] != w_in.shape[0] or w_in.shape[1] != w_out.shape[0]:
         raise ValueError(f"shapes do not chain: x {x.shape}, w_in {w_in.shape}, w_out {w_out.shape}")
     d_ff, d_out = w_out.shape
     if kind == "swiglu":
         if w_gate is None:
             raise ValueError("a SwiGLU FFN needs w_gate (d x d_ff)")
-        pre = x @ np.asarray(w_gate, dtype=float) + _bias(b_in, d_ff)
+        pre = x @ np.asarray(w_gate, dtype=np.float64) + _bias(b_in, d_ff)
         gate = swish(pre)
         up = x @ w_in
         hidden = gate * up
@@ -131,10 +142,17 @@ class KeyValueReading:
     max_abs_difference: float
 
 
-def key_value_reading(x, w_in, w_out, b_in=None, b_out=None, activation: str = "relu") -> KeyValueReading:
+def key_value_reading(
+    x: npt.ArrayLike,
+    w_in: npt.ArrayLike,
+    w_out: npt.ArrayLike,
+    b_in: npt.ArrayLike | None = None,
+    b_out: npt.ArrayLike | None = None,
+    activation: str = "relu",
+) -> KeyValueReading:
     """The key-value reading of a ReLU or GELU FFN, one neuron at a time."""
-    x = np.asarray(x, dtype=float)
-    w_in, w_out = np.asarray(w_in, dtype=float), np.asarray(w_out, dtype=float)
+    x = np.asarray(x, dtype=np.float64)
+    w_in, w_out = np.asarray(w_in, dtype=np.float64), np.asarray(w_out, dtype=np.float64)
     d_ff, d_out = w_out.shape
     b_in, b_out = _bias(b_in, d_ff), _bias(b_out, d_out)
     f = relu if activation == "relu" else gelu

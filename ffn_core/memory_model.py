@@ -27,10 +27,12 @@ from ffn_core.memory import (
 from ffn_core.modules import DecoderLM, count_parameters
 from ffn_core.seeding import deterministic
 
+Facts = tuple[tuple[str, str], ...]  # (prompt, answer) pairs, as ``ffn_core.memory.FACTS``
+
 
 def encode(text: str, vocab: tuple[str, ...]) -> torch.Tensor:
     """Token ids of a space-separated text; ValueError naming any unknown word."""
-    ids = []
+    ids: list[int] = []
     for word in text.split():
         if word not in vocab:
             raise ValueError(f"word {word!r} of {text!r} is not in the facts' vocabulary")
@@ -38,11 +40,11 @@ def encode(text: str, vocab: tuple[str, ...]) -> torch.Tensor:
     return torch.tensor(ids)
 
 
-def _prompt_batch(facts, vocab) -> torch.Tensor:
+def _prompt_batch(facts: Facts, vocab: tuple[str, ...]) -> torch.Tensor:
     return torch.stack([encode(prompt, vocab) for prompt, _ in facts])
 
 
-def train(seed: int = 0, steps: int = TRAIN_STEPS, facts=FACTS) -> tuple[DecoderLM, tuple[str, ...], float]:
+def train(seed: int = 0, steps: int = TRAIN_STEPS, facts: Facts = FACTS) -> tuple[DecoderLM, tuple[str, ...], float]:
     """Train the tiny model to finish every prompt with its answer (Adam, full batch)."""
     vocab = vocabulary(facts)
     with deterministic(seed):
@@ -61,7 +63,7 @@ def train(seed: int = 0, steps: int = TRAIN_STEPS, facts=FACTS) -> tuple[Decoder
     return model, vocab, final
 
 
-def recall(model: DecoderLM, vocab: tuple[str, ...], facts=FACTS) -> tuple[Recall, ...]:
+def recall(model: DecoderLM, vocab: tuple[str, ...], facts: Facts = FACTS) -> tuple[Recall, ...]:
     """The model's answer to each fact's prompt."""
     with torch.no_grad():
         probabilities = torch.softmax(model(_prompt_batch(facts, vocab))[:, -1], dim=-1)
@@ -87,15 +89,16 @@ def _ffn_hidden(model: DecoderLM, prompts: torch.Tensor, layer: int, position: i
     try:
         with torch.no_grad():
             model(prompts)
-        return block.last_ffn_trace["hidden"][:, position].clone()
+        _, trace = block.recorded_ffn()
+        return trace["hidden"][:, position].clone()
     finally:
         block.record, block.last_ffn_trace, block.last_ffn_input = False, None, None
 
 
 def read_subject_neurons(
     model: DecoderLM,
-    vocab,
-    facts=FACTS,
+    vocab: tuple[str, ...],
+    facts: Facts = FACTS,
     layer: int = EDIT_LAYER,
     position: int = SUBJECT_POSITION,
     top_k: int = 3,
@@ -105,7 +108,8 @@ def read_subject_neurons(
     which words their values push up (read through the final norm's scale and the head)."""
     hidden = _ffn_hidden(model, _prompt_batch(facts, vocab), layer, position)
     values = model.blocks[layer].ffn.down.weight.detach()  # (d_model, d_ff): column i = v_i
-    scale = model.final_norm.weight.detach() if model.final_norm is not None else 1.0
+    # Without a final norm nothing rescales the residual: a scale of ones (d_model,).
+    scale = model.final_norm.weight.detach() if model.final_norm is not None else torch.ones(values.shape[0])
     head = model.head.weight.detach() if model.head is not None else model.token_embedding.weight.detach()
     value_logits = head @ (values * scale[:, None])  # (vocab, d_ff)
     readings = []
@@ -130,7 +134,9 @@ def read_subject_neurons(
     return tuple(readings)
 
 
-def attention_on(model: DecoderLM, vocab, sentence: str = ATTENTION_SENTENCE) -> tuple[AttentionTrace, ...]:
+def attention_on(
+    model: DecoderLM, vocab: tuple[str, ...], sentence: str = ATTENTION_SENTENCE
+) -> tuple[AttentionTrace, ...]:
     """Each layer's attention (per head) on ``sentence``."""
     tokens = tuple(sentence.split())
     ids = encode(sentence, vocab).unsqueeze(0)
@@ -139,9 +145,7 @@ def attention_on(model: DecoderLM, vocab, sentence: str = ATTENTION_SENTENCE) ->
     try:
         with torch.no_grad():
             model(ids)
-        return tuple(
-            to_trace(block.attention.last_internals, tokens, layer) for layer, block in enumerate(model.blocks)
-        )
+        return tuple(to_trace(block.attention.recorded(), tokens, layer) for layer, block in enumerate(model.blocks))
     finally:
         for block in model.blocks:
             block.attention.record, block.attention.last_internals = False, None
@@ -165,7 +169,7 @@ def _new_value(
         out[:, SUBJECT_POSITION] = out[:, SUBJECT_POSITION] + delta
         return out
 
-    block._ffn = patched  # type: ignore[method-assign]
+    block._ffn = patched  # type: ignore[method-assign]  # for this search only; the del below restores it
     try:
         for _ in range(steps):
             optimizer.zero_grad()
@@ -181,11 +185,11 @@ def _new_value(
 
 def rank_one_edit(
     model: DecoderLM,
-    vocab,
+    vocab: tuple[str, ...],
     prompt: str = EDIT_PROMPT,
     new_answer: str = EDIT_NEW_ANSWER,
     layer: int = EDIT_LAYER,
-    facts=FACTS,
+    facts: Facts = FACTS,
     ridge: float = 1e-2,
 ) -> EditResult:
     """Edit ``model`` in place so ``prompt`` is answered ``new_answer``; measure the others."""

@@ -11,6 +11,9 @@ position rather than silently ignoring word order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from typing import overload
+
 import torch
 from torch import nn
 
@@ -84,14 +87,21 @@ class SelfAttention(nn.Module):
         self.record = False
         self.last_internals: AttentionInternals | None = None
 
+    def recorded(self) -> AttentionInternals:
+        """The internals of the last call made with ``record`` on."""
+        if self.last_internals is None:
+            raise RuntimeError("this attention recorded nothing: set record = True before the forward pass")
+        return self.last_internals
+
     def forward(self, x: torch.Tensor, causal: bool) -> torch.Tensor:
         out, internals = attend(self.q(x), self.k(x), self.v(x), self.n_heads, self.n_kv_heads, causal)
         if self.record:
             self.last_internals = internals
-        return self.o(out)
+        projected: torch.Tensor = self.o(out)
+        return projected
 
 
-def _norm(config: ModelConfig, eps: float) -> nn.Module:
+def _norm(config: ModelConfig, eps: float) -> nn.LayerNorm | nn.RMSNorm:
     if config.norm_kind == "layernorm":
         return nn.LayerNorm(config.d_model, eps=eps)
     return nn.RMSNorm(config.d_model, eps=eps)
@@ -123,6 +133,12 @@ class Block(nn.Module):
         self.last_ffn_trace: dict[str, torch.Tensor] | None = None
         self.last_ffn_input: torch.Tensor | None = None
 
+    def recorded_ffn(self) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """The FFN's input and trace from the last forward pass made with ``record`` on."""
+        if self.last_ffn_input is None or self.last_ffn_trace is None:
+            raise RuntimeError("this block recorded no FFN trace: set record = True before the forward pass")
+        return self.last_ffn_input, self.last_ffn_trace
+
     def _ffn(self, x: torch.Tensor) -> torch.Tensor:
         trace = self.ffn.trace(x)
         if self.record:
@@ -134,7 +150,37 @@ class Block(nn.Module):
             x = x + self.attention(self.norm1(x), causal)
             return x + self._ffn(self.norm2(x))
         x = self.norm1(x + self.attention(x, causal))
-        return self.norm2(x + self._ffn(x))
+        normed: torch.Tensor = self.norm2(x + self._ffn(x))
+        return normed
+
+
+class BlockList(nn.ModuleList):
+    """An ``nn.ModuleList`` that holds only :class:`Block` s, typed as such.
+
+    The same container at run time (same state-dict keys); indexing and iterating give
+    ``Block`` rather than ``Module``, so ``model.blocks[i].ffn.down`` is checked.
+    """
+
+    def __init__(self, blocks: Iterable[Block]) -> None:
+        super().__init__(blocks)
+
+    @overload
+    def __getitem__(self, idx: slice) -> BlockList: ...
+
+    @overload
+    def __getitem__(self, idx: int) -> Block: ...
+
+    def __getitem__(self, idx: int | slice) -> Block | BlockList:
+        item = super().__getitem__(idx)
+        if not isinstance(item, Block | BlockList):
+            raise TypeError(f"a BlockList holds Blocks, not {type(item).__name__}")
+        return item
+
+    def __iter__(self) -> Iterator[Block]:
+        for item in super().__iter__():
+            if not isinstance(item, Block):
+                raise TypeError(f"a BlockList holds Blocks, not {type(item).__name__}")
+            yield item
 
 
 class DecoderLM(nn.Module):
@@ -145,7 +191,7 @@ class DecoderLM(nn.Module):
         self.config = config
         self.token_embedding = nn.Embedding(config.vocab_size, config.d_model)
         self.position_embedding = nn.Embedding(config.max_positions, config.d_model) if config.max_positions else None
-        self.blocks = nn.ModuleList(Block(config, pre_norm=True, eps=eps) for _ in range(config.n_layers))
+        self.blocks = BlockList(Block(config, pre_norm=True, eps=eps) for _ in range(config.n_layers))
         self.final_norm = _norm(config, eps) if config.final_norm else None
         # A tied head reuses the token embedding matrix: no parameters of its own.
         self.head = None if config.tied_embeddings else nn.Linear(config.d_model, config.vocab_size, bias=False)
@@ -153,7 +199,7 @@ class DecoderLM(nn.Module):
     def residual(self, token_ids: torch.Tensor, upto_layer: int | None = None) -> torch.Tensor:
         """Residual stream (batch, seq, d_model) after ``upto_layer`` blocks (all when None)."""
         seq = token_ids.shape[-1]
-        x = self.token_embedding(token_ids)
+        x: torch.Tensor = self.token_embedding(token_ids)
         if self.position_embedding is not None:
             x = x + self.position_embedding(torch.arange(seq, device=token_ids.device))
         elif seq > 1:
@@ -188,13 +234,13 @@ class EncoderModel(nn.Module):
         self.position_embedding = nn.Embedding(config.max_positions, config.d_model)
         self.token_type_embedding = nn.Embedding(config.type_vocab_size, config.d_model)
         self.embedding_norm = _norm(config, eps)
-        self.blocks = nn.ModuleList(Block(config, pre_norm=False, eps=eps) for _ in range(config.n_layers))
+        self.blocks = BlockList(Block(config, pre_norm=False, eps=eps) for _ in range(config.n_layers))
 
     def forward(self, token_ids: torch.Tensor) -> torch.Tensor:
         """Last hidden states (batch, seq, d_model) of one unpadded sequence per row."""
         seq = token_ids.shape[-1]
         positions = torch.arange(seq, device=token_ids.device)
-        x = (
+        x: torch.Tensor = (
             self.token_embedding(token_ids)
             + self.position_embedding(positions)
             + self.token_type_embedding(torch.zeros_like(token_ids))
@@ -205,7 +251,7 @@ class EncoderModel(nn.Module):
         return x
 
 
-def build_model(config: ModelConfig, device: str | torch.device = "meta") -> nn.Module:
+def build_model(config: ModelConfig, device: str | torch.device = "meta") -> EncoderModel | DecoderLM:
     """The torch model of ``config``; on the meta device by default (shapes only, no memory)."""
     with torch.device(device):
         if config.type_vocab_size or not config.has_output_head:

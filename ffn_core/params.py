@@ -430,7 +430,7 @@ def round_to_digits(value: int, digits: int) -> int:
     magnitude = len(str(abs(value))) - digits
     if magnitude <= 0:
         return value
-    unit = 10**magnitude
+    unit: int = 10**magnitude  # typeshed types int ** int as Any (a negative power is a float)
     return (abs(value) + unit // 2) // unit * unit * (1 if value > 0 else -1)
 
 

@@ -17,7 +17,9 @@ what a picture of it needs:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import SupportsFloat
 
 from ffn_core.cache import disk_cached
 from ffn_core.memory import EDIT_LAYER, EDIT_NEW_ANSWER, EDIT_PROMPT, FACTS, SUBJECT_POSITION
@@ -80,7 +82,7 @@ class RollEdit:
         return sum(f.unchanged for f in self.others)
 
 
-def numerical_rank(singular_values, tolerance: float = RANK_TOLERANCE) -> int:
+def numerical_rank(singular_values: Iterable[SupportsFloat], tolerance: float = RANK_TOLERANCE) -> int:
     """How many singular values exceed ``tolerance`` times the largest."""
     values = [float(s) for s in singular_values]
     if not values or values[0] <= 0:

@@ -22,6 +22,7 @@ from ffn_core.params import ModelConfig, get_config
 
 if TYPE_CHECKING:  # torch and the modules load lazily: a cached result needs neither
     import torch
+    from tokenizers import Tokenizer
 
     from ffn_core.modules import EncoderModel
 
@@ -116,7 +117,7 @@ def load_encoder() -> EncoderModel:
     return model.eval()
 
 
-def load_tokenizer():
+def load_tokenizer() -> Tokenizer:
     """The package's WordPiece tokenizer (``tokenizers.Tokenizer``), without padding."""
     from tokenizers import Tokenizer
 
@@ -125,15 +126,16 @@ def load_tokenizer():
     return tokenizer
 
 
-def sentence_embedding(model: EncoderModel, tokenizer, text: str) -> torch.Tensor:
+def sentence_embedding(model: EncoderModel, tokenizer: Tokenizer, text: str) -> torch.Tensor:
     """all-MiniLM-L6-v2's sentence embedding: mean of the last hidden states, unit length."""
     import torch
 
     ids = torch.tensor([tokenizer.encode(text).ids])
     with torch.no_grad():
-        hidden = model(ids)[0]
+        hidden: torch.Tensor = model(ids)[0]
     pooled = hidden.mean(dim=0)
-    return pooled / pooled.norm()
+    unit: torch.Tensor = pooled / pooled.norm()
+    return unit
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,12 @@ class PretrainedFfn:
 
 
 def ffn_activations(
-    model: EncoderModel, tokenizer, sentence: str = SENTENCE, word: str = WORD, layer: int = LAYER, top_k: int = 10
+    model: EncoderModel,
+    tokenizer: Tokenizer,
+    sentence: str = SENTENCE,
+    word: str = WORD,
+    layer: int = LAYER,
+    top_k: int = 10,
 ) -> PretrainedFfn:
     """Pre-activations and activations of ``layer``'s FFN for ``word`` in ``sentence``."""
     import torch
@@ -182,7 +189,7 @@ def ffn_activations(
     try:
         with torch.no_grad():
             model(torch.tensor([encoding.ids]))
-        trace, ffn_input = block.last_ffn_trace, block.last_ffn_input
+        ffn_input, trace = block.recorded_ffn()
     finally:
         block.record, block.last_ffn_trace, block.last_ffn_input = False, None, None
     pre, act = trace["pre_activation"][0], trace["activation"][0]

@@ -21,8 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from ffn_core.cache import disk_cached
+
+if TYPE_CHECKING:  # torch loads lazily: a cached result needs none
+    import torch
+
+    from ffn_core.modules import DecoderLM
 
 PROMPT = "el limón es"  # one of ffn_core.memory.FACTS, the one the stamps and attention scenes read
 LARGE_MODEL = "llama2_7b"
@@ -122,7 +128,7 @@ def read_relay(prompt: str = PROMPT, seed: int = 0) -> RelayReading:
     return _read_relay(prompt, seed)
 
 
-def run_relay(model, vocab: tuple[str, ...], prompt: str, answer: str, seed: int = 0) -> RelayReading:
+def run_relay(model: DecoderLM, vocab: tuple[str, ...], prompt: str, answer: str, seed: int = 0) -> RelayReading:
     """Follow ``prompt``'s last position through ``model`` (no caching)."""
     import torch
 
@@ -154,7 +160,7 @@ def run_relay(model, vocab: tuple[str, ...], prompt: str, answer: str, seed: int
             attention = []
             for layer, block in enumerate(model.blocks):
                 stream = stream + block.attention(block.norm1(stream), causal=True)
-                weights = block.attention.last_internals.weights[0, :, -1]  # (heads, keys)
+                weights = block.attention.recorded().weights[0, :, -1]  # (heads, keys)
                 attention.append(tuple(tuple(float(w) for w in head) for head in weights))
                 steps.append(step("attention", layer, stream))
                 stream = stream + block.ffn(block.norm2(stream))

@@ -21,14 +21,25 @@ result records both how strongly it fires inside its topic and how strongly outs
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from ffn_core import pretrained
 from ffn_core.cache import disk_cached
 
+if TYPE_CHECKING:  # the model and tokenizer load lazily: a cached study needs neither
+    from tokenizers import Tokenizer
+
+    from ffn_core.modules import EncoderModel
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Topics = tuple[tuple[str, str, tuple[str, ...]], ...]  # (key, Spanish name, English words)
+
 # (topic key, Spanish name shown on screen, English words). Eight words per topic.
-TOPICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+TOPICS: Topics = (
     ("fruits", "Frutas", ("apple", "banana", "lemon", "orange", "grape", "cherry", "peach", "mango")),
     ("animals", "Animales", ("dog", "cat", "horse", "lion", "tiger", "rabbit", "sheep", "mouse")),
     ("numbers", "Números", ("seven", "twelve", "twenty", "hundred", "eight", "fifty", "thirty", "ninety")),
@@ -37,14 +48,15 @@ TOPICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 LAYER = pretrained.LAYER  # 0-based block index: the fourth of six blocks
 
 
-def selectivity(activations: np.ndarray, topic_of_word: np.ndarray, topic: int) -> np.ndarray:
+def selectivity(activations: FloatArray, topic_of_word: IntArray, topic: int) -> FloatArray:
     """Per-neuron selectivity for ``topic``: mean activation over the topic's words minus
     mean activation over every other word. ``activations`` is (n_words, d_ff);
     ``topic_of_word`` gives each word's topic index."""
     inside = topic_of_word == topic
     if not inside.any() or inside.all():
         raise ValueError(f"topic {topic} needs words inside and outside it")
-    return activations[inside].mean(axis=0) - activations[~inside].mean(axis=0)
+    difference: FloatArray = activations[inside].mean(axis=0) - activations[~inside].mean(axis=0)
+    return difference
 
 
 @dataclass(frozen=True)
@@ -101,7 +113,7 @@ class SpecialistStudy:
         return len(self.words)
 
 
-def _check_single_tokens(tokenizer, words) -> None:
+def _check_single_tokens(tokenizer: Tokenizer, words: tuple[str, ...]) -> None:
     for word in words:
         tokens = tokenizer.encode(word).tokens
         if tokens != ["[CLS]", word, "[SEP]"]:
@@ -111,13 +123,17 @@ def _check_single_tokens(tokenizer, words) -> None:
             )
 
 
-def word_activations(model, tokenizer, words, layer: int = LAYER) -> np.ndarray:
+def word_activations(
+    model: EncoderModel, tokenizer: Tokenizer, words: tuple[str, ...], layer: int = LAYER
+) -> FloatArray:
     """(n_words, d_ff) activations of ``layer``'s FFN, each word read alone."""
     _check_single_tokens(tokenizer, words)
     return np.array([pretrained.ffn_activations(model, tokenizer, w, w, layer).activation for w in words])
 
 
-def find_specialists(activations: np.ndarray, topic_of_word: np.ndarray, topics, names) -> tuple[Specialist, ...]:
+def find_specialists(
+    activations: FloatArray, topic_of_word: IntArray, topics: tuple[str, ...], names: tuple[str, ...]
+) -> tuple[Specialist, ...]:
     """Each topic's most selective neuron, from a (n_words, d_ff) activation table."""
     found = []
     for t, (topic, name) in enumerate(zip(topics, names)):
@@ -144,7 +160,7 @@ def find_specialists(activations: np.ndarray, topic_of_word: np.ndarray, topics,
 
 
 @disk_cached("ffn_core.pretrained", "ffn_core.modules", "ffn_core.params", "ffn_core.attention")
-def _study(weights: str, topics: tuple, layer: int) -> SpecialistStudy:
+def _study(weights: str, topics: Topics, layer: int) -> SpecialistStudy:
     from ffn_core.seeding import limited_threads
 
     words = tuple(w for _, _, ws in topics for w in ws)
@@ -165,6 +181,6 @@ def _study(weights: str, topics: tuple, layer: int) -> SpecialistStudy:
     )
 
 
-def solve(topics: tuple = TOPICS, layer: int = LAYER) -> SpecialistStudy:
+def solve(topics: Topics = TOPICS, layer: int = LAYER) -> SpecialistStudy:
     """The study the closing scene shows (MiniLM's shipped weights; cached on disk)."""
     return _study(pretrained._weights_fingerprint(), topics, layer)

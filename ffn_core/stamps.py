@@ -125,6 +125,8 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
     model, vocab, _ = train(seed)  # the same seeded training as ffn_core.memory.solve(), unedited
     answer = answers[prompt]
     ids = encode(prompt, vocab).unsqueeze(0)
+    if model.final_norm is None or model.head is None:
+        raise ValueError("the fact model lost its final norm or its output head; see ffn_core.memory.tiny_config")
     gamma = model.final_norm.weight.detach().double()
     head = model.head.weight.detach().double()  # (vocab, d_model)
 
@@ -138,8 +140,8 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
         with torch.no_grad():
             logits = model(ids)[0, -1]
         traces = [
-            (block.last_ffn_input[0, -1].clone(), block.last_ffn_trace["output"][0, -1].clone())
-            for block in model.blocks
+            (ffn_input[0, -1].clone(), trace["output"][0, -1].clone())
+            for ffn_input, trace in (block.recorded_ffn() for block in model.blocks)
         ]
     finally:
         for block in model.blocks:

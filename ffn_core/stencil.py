@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ffn_core.examples import PERRO_EMBEDDING
 from ffn_core.ffn import FfnTrace, ffn_forward, relu, swiglu_width, swish
@@ -78,11 +79,11 @@ class StencilExample:
         return int(np.argmin(self.gate))
 
 
-def _as_matrix(m: np.ndarray) -> Matrix:
+def _as_matrix(m: npt.NDArray[np.float64]) -> Matrix:
     return tuple(tuple(float(v) for v in row) for row in m)
 
 
-def _vec(a) -> Vector:
+def _vec(a: npt.ArrayLike) -> Vector:
     return tuple(float(v) for v in np.asarray(a).ravel())
 
 

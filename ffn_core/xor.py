@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ffn_core.cache import disk_cached
 
@@ -125,7 +126,7 @@ def classify_with_line(angle_rad: float, offset: float, labels: tuple[int, ...] 
     )
 
 
-def _critical_offsets(projections: np.ndarray) -> list[float]:
+def _critical_offsets(projections: npt.NDArray[np.float64]) -> list[float]:
     """One threshold in each gap between distinct projections, plus one beyond each end."""
     values = np.unique(np.round(projections, 12))
     inner = [(a + b) / 2 for a, b in zip(values[:-1], values[1:])]
@@ -191,7 +192,8 @@ def train_mlp(hidden: int = 4, seed: int = 0, steps: int = 600, grid_size: int =
     with deterministic(seed):
         x = torch.tensor(POINTS, dtype=torch.float32)
         y = torch.tensor(LABELS, dtype=torch.float32).unsqueeze(1)
-        net = nn.Sequential(nn.Linear(2, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+        hidden_layer = nn.Linear(2, hidden)  # built first, as before: the seeded draws are unchanged
+        net = nn.Sequential(hidden_layer, nn.ReLU(), nn.Linear(hidden, 1))
         optimizer = torch.optim.Adam(net.parameters(), lr=0.05)
         loss_fn = nn.BCEWithLogitsLoss()
         history = []
@@ -209,8 +211,8 @@ def train_mlp(hidden: int = 4, seed: int = 0, steps: int = 600, grid_size: int =
             gy, gx = torch.meshgrid(axis, axis, indexing="ij")
             grid = torch.stack([gx.reshape(-1), gy.reshape(-1)], dim=1)
             prob = torch.sigmoid(net(grid)).reshape(grid_size, grid_size)
-            hidden_points = torch.relu(net[0](x))
-        weight, bias = net[0].weight.detach(), net[0].bias.detach()
+            hidden_points = torch.relu(hidden_layer(x))
+        weight, bias = hidden_layer.weight.detach(), hidden_layer.bias.detach()
     predicted = (point_prob > 0.5).int().tolist()
     accuracy = sum(int(p == t) for p, t in zip(predicted, LABELS)) / len(LABELS)
     return MlpResult(

@@ -197,4 +197,5 @@ def _integrated_lufs(data: np.ndarray, rate: int) -> float:
     gating, bit for bit in the formula, at 1/N of the cost."""
     if _dual_mono(data):
         data = data[:, :1] * np.sqrt(data.shape[1])
-    return pyloudnorm.Meter(rate).integrated_loudness(data.astype(np.float64))
+    loudness: float = pyloudnorm.Meter(rate).integrated_loudness(data.astype(np.float64))  # pyloudnorm is untyped
+    return loudness

@@ -20,7 +20,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.engines import DEFAULT_ENGINE, ENGINE_NAMES, EngineError, identity, resolve_engine
+from voiceover.engines import DEFAULT_ENGINE, ENGINE_NAMES, Engine, EngineError, identity, resolve_engine
 from voiceover.paths import REPO_ROOT
 from voiceover.script import ScriptError, declared_script
 
@@ -151,7 +151,7 @@ def narrate_main(argv: list[str]) -> int:
     return 0
 
 
-def _describe(engine) -> str:
+def _describe(engine: Engine) -> str:
     settings = {**engine.settings(), **{k: v for k, v in identity(engine).items() if k == "model_sha256" and v}}
     shown = {
         k: v
@@ -159,7 +159,7 @@ def _describe(engine) -> str:
         if k in ("voice", "speed_wpm", "speed", "lang", "model", "model_sha256", "speaker", "length_scale")
     }
     if shown.get("model_sha256"):
-        shown["model_sha256"] = shown["model_sha256"][:12]
+        shown["model_sha256"] = str(shown["model_sha256"])[:12]
     return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 

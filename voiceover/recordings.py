@@ -80,7 +80,7 @@ def find_recordings(script: Script, root: Path | None = None) -> dict[tuple[str,
         match = NAME_RE.match(stem)
         beat = beats.get(match.group("beat")) if match else None
         hint = f"(names this scene can take: {', '.join(expected_names(script))})"
-        if beat is None:
+        if match is None or beat is None:
             raise ScriptError(f"{path}: recording names no beat of scene '{script.scene}' {hint}")
         number = match.group("segment")
         if beat.bookmarks and number is None:

@@ -14,6 +14,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from voiceover.paths import script_path
 
@@ -85,7 +86,7 @@ def load_script(scene: str, path: Path | None = None) -> Script:
     return parse_script(scene, data, raw, path)
 
 
-def parse_script(scene: str, data: dict, raw: str, path: Path) -> Script:
+def parse_script(scene: str, data: dict[str, Any], raw: str, path: Path) -> Script:
     lines = raw.splitlines()
     header_lines = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[beat]]"]
     title = data.get("title")

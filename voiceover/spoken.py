@@ -14,6 +14,7 @@ screen). Formats:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -29,12 +30,18 @@ class SpokenNumber:
     written: str  # text for subtitles
 
 
+Lookup = Callable[[str], float | int]  # a number's key -> its value
+
+
 class FieldError(ValueError):
     """A `{clave:formato}` field that cannot be resolved."""
 
+    field: str | None = None  # the field's text, set where it is known (the timeline, for its line)
+
 
 def words(n: int) -> str:
-    return num2words(int(n), lang="es")
+    spelled: str = num2words(int(n), lang="es")  # num2words ships no type information
+    return spelled
 
 
 def _decimal_words(x: float, places: int) -> str:
@@ -104,13 +111,13 @@ def say(value: float | int, fmt: str) -> SpokenNumber:
     raise FieldError(f"unknown format '{fmt}' (known: entero, millones, porcentaje, fraccion, decimal)")
 
 
-def resolve_field(field: str, lookup) -> SpokenNumber:
+def resolve_field(field: str, lookup: Lookup) -> SpokenNumber:
     """`field` is 'clave:formato'; `lookup(key)` returns the number's value."""
     key, _, fmt = field.partition(":")
     return say(lookup(key), fmt)
 
 
-def render(segment: str, lookup) -> tuple[str, str]:
+def render(segment: str, lookup: Lookup) -> tuple[str, str]:
     """Replace every field of a segment; returns (spoken text, written text)."""
     spoken, written = [], []
     pos = 0

@@ -25,7 +25,7 @@ from pathlib import Path
 import srt
 
 from voiceover.atomic import write_text
-from voiceover.timeline import Timeline
+from voiceover.timeline import Segment, Timeline
 
 MAX_LINE_CHARS = 42
 MAX_LINES = 2
@@ -136,7 +136,7 @@ def _vtt_time(seconds: float) -> str:
     return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
 
 
-def _beat_words(segments, offset_s: float) -> list[_Word]:
+def _beat_words(segments: Sequence[Segment], offset_s: float) -> list[_Word]:
     """Each word with the share of its segment's time its characters take; the words of
     a segment tile it exactly (a word owns the space after it)."""
     words: list[_Word] = []

@@ -16,6 +16,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lecture.mux import MuxError, probe
 from lecture.youtube import YoutubeError
@@ -46,8 +47,8 @@ def stream_facts(path: Path) -> StreamFacts:
         info = probe(Path(path))
     except MuxError as err:
         raise YoutubeError(f"{path}: ffprobe no puede leerlo ({err})") from None
-    video = next((s for s in info.get("streams", []) if s.get("codec_type") == "video"), {})
-    audio = next((s for s in info.get("streams", []) if s.get("codec_type") == "audio"), {})
+    video: dict[str, Any] = next((s for s in info.get("streams", []) if s.get("codec_type") == "video"), {})
+    audio: dict[str, Any] = next((s for s in info.get("streams", []) if s.get("codec_type") == "audio"), {})
     fmt = info.get("format", {})
     return StreamFacts(
         format_name=fmt.get("format_name", ""),

@@ -15,8 +15,12 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lecture.youtube import YoutubeError
+
+if TYPE_CHECKING:  # google-auth loads only when credentials are needed
+    from google.oauth2.credentials import Credentials
 
 SCOPES = ("https://www.googleapis.com/auth/youtube.force-ssl",)  # upload, update, captions, thumbnails
 TOKEN_NAME = "youtube-token.json"
@@ -78,23 +82,26 @@ def write_token(path: Path, token_json: str) -> None:
             os.unlink(tmp)
 
 
-def run_installed_app_flow(client_config: dict):
+def run_installed_app_flow(client_config: dict[str, Any]) -> Credentials:
     """Google's consent page in the browser, the answer on a free local port."""
     from google_auth_oauthlib.flow import InstalledAppFlow
 
     flow = InstalledAppFlow.from_client_config(client_config, scopes=list(SCOPES))
-    return flow.run_local_server(
+    authorised: Credentials = flow.run_local_server(  # google-auth-oauthlib has no type information
         host="localhost",
         port=0,
         open_browser=True,
         authorization_prompt_message="Abre esta dirección en el navegador para autorizar la subida a YouTube:\n{url}",
         success_message="Autorización completada: ya puedes cerrar esta pestaña y volver a la terminal.",
     )
+    return authorised
 
 
 def credentials(
-    client_secrets: Path, token: Path | None = None, flow: Callable[[dict], object] = run_installed_app_flow
-):
+    client_secrets: Path,
+    token: Path | None = None,
+    flow: Callable[[dict[str, Any]], Credentials] = run_installed_app_flow,
+) -> Credentials:
     """Valid credentials for YouTube: the stored token, refreshed if needed, or a new
     authorisation through `flow` (stored for next time)."""
     from google.auth.exceptions import RefreshError, TransportError

@@ -43,6 +43,7 @@ def upload(
             f"{listed}\n(detalles: `ffn-video check --quality {quality}`)"
         )
     if service is None:
+        assert client_secrets is not None, "load_client_secrets above raises when it is missing"
         service = build_service(credentials(Path(client_secrets)))
     hint = (
         f"Borra {token_path()} y vuelve a publicar para autorizar de nuevo; "

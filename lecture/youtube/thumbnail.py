@@ -65,7 +65,7 @@ def compose(frame: Image.Image, title: str) -> Image.Image:
 
     canvas = Image.new("RGB", SIZE_PX, frame.getpixel((0, 0)))
     scale = min(free_w / frame.width, free_h / frame.height)
-    shown = frame.resize((round(frame.width * scale), round(frame.height * scale)), Image.LANCZOS)
+    shown = frame.resize((round(frame.width * scale), round(frame.height * scale)), Image.Resampling.LANCZOS)
     canvas.paste(shown, ((free_w - shown.width) // 2, (free_h - shown.height) // 2))
 
     draw = ImageDraw.Draw(canvas)
@@ -130,6 +130,8 @@ def make_thumbnail(video: Path, at_s: float, title: str, out: Path) -> Thumbnail
             raise YoutubeError(f"{video}: no hay fotograma en {at_s:.1f} s para la miniatura")
         with Image.open(still) as frame:
             darkest, brightest = frame.convert("L").getextrema()
+            if isinstance(darkest, tuple) or isinstance(brightest, tuple):  # narrows Pillow's multi-band type
+                raise TypeError("a one-band (L) image has one (lowest, highest) pair")
             data = encode_png(compose(frame, title))
     with atomic_path(Path(out)) as part:
         part.write_bytes(data)

@@ -144,9 +144,9 @@ def publish_bundle(
 
 def _captions(
     service, api: _Api, video_id: str, metadata: Metadata, paths: BundlePaths, updating: bool, known_id: str | None
-) -> str:
+) -> str | None:
     """Insert the Spanish track, or replace it when the video already has it (the one
-    recorded, else one with the same language and name); its id."""
+    recorded, else one with the same language and name); its id (None if YouTube gave none)."""
     language, name = metadata.caption["language"], metadata.caption["name"]
     snippet = {"videoId": video_id, "language": language, "name": name, "isDraft": False}
     existing = None
@@ -172,7 +172,8 @@ def _captions(
             service.captions().insert(part="snippet", body={"snippet": snippet}, media_body=media),
             "subir los subtítulos",
         )
-    return answer.get("id", existing)
+    caption_id: str | None = answer.get("id", existing)
+    return caption_id
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,7 @@ class _Api:
         self.retry.wait(attempt)
 
 
-def explain(err: HttpError, what: str, credentials_hint: str = "") -> PublishError:
+def explain(err: HttpError, what: str, credentials_hint: str = "") -> PublishError | CredentialsError:
     """A Spanish error for YouTube's answer, with what to do."""
     status = err.resp.status
     reason = _reason(err)

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeGuard
 
 CLIP_RATE_HZ = 48_000
 
@@ -47,6 +47,9 @@ ENGINE_NAMES = tuple(ENGINES)
 ALIASES = {"espeak-ng": "espeak", "espeak_ng": "espeak", "kokoro-82m": "kokoro"}
 FALLBACK_ENGINE = "espeak"  # needs nothing but the espeak-ng package setup.sh installs
 
+# What an engine reports about itself (settings, identity): JSON-ready values.
+EngineFacts = dict[str, object]
+
 
 class EngineError(RuntimeError):
     """A speech engine that cannot be set up or that failed to speak."""
@@ -59,7 +62,7 @@ class EngineUnavailable(EngineError):
 class Engine(Protocol):
     name: str
 
-    def settings(self) -> dict:
+    def settings(self) -> EngineFacts:
         """Everything besides the text that changes the sound (part of the cache key)."""
 
     def synthesize(self, text: str, out_wav: Path) -> None:
@@ -79,11 +82,25 @@ class AlignedEngine(Engine, Protocol):
         length in samples (len(units) + 1 numbers, non-decreasing)."""
 
 
-def is_aligned(engine) -> bool:
+class EngineFactory(Protocol):
+    """An engine class as `ENGINES` registers it: builds its engine from the user's options
+    (None: not given; each engine reads only the options it understands)."""
+
+    def from_options(
+        self,
+        *,
+        voice: str | None = None,
+        speed: int | str | None = None,
+        piper_model: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Engine: ...
+
+
+def is_aligned(engine: Engine) -> TypeGuard[AlignedEngine]:
     return callable(getattr(engine, "synthesize_words", None))
 
 
-def identity(engine) -> dict:
+def identity(engine: Engine) -> EngineFacts:
     """Which engine, voice and model speak (for timelines and the build's summary)."""
     describe = getattr(engine, "identity", None)
     return dict(describe()) if callable(describe) else {"engine": engine.name}
@@ -105,10 +122,11 @@ def canonical_name(name: str) -> str:
     return name
 
 
-def engine_class(name: str):
+def engine_class(name: str) -> EngineFactory:
     """The class registered under `name` (imported now)."""
     module, _, cls = ENGINES[canonical_name(name)].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    factory: EngineFactory = getattr(importlib.import_module(module), cls)
+    return factory
 
 
 def resolve_engine(
@@ -116,7 +134,7 @@ def resolve_engine(
     voice: str | None = None,
     speed_wpm: int | str | None = None,
     piper_model: str | Path | None = None,
-    env: Mapping | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> EngineChoice:
     """The engine for these options; an option left as None is read from `env` (default:
     the process environment). Bad values raise `EngineError`; an engine that cannot run
@@ -131,16 +149,16 @@ def resolve_engine(
     if name is None:
         name = "piper" if model else DEFAULT_ENGINE
     name = canonical_name(name)
-    options = {"voice": voice, "speed": speed, "piper_model": model, "env": env}
     try:
-        return EngineChoice(engine_class(name).from_options(**options), None)
+        return EngineChoice(engine_class(name).from_options(voice=voice, speed=speed, piper_model=model, env=env), None)
     except EngineUnavailable as why:
         fallback_cls = engine_class(FALLBACK_ENGINE)
         try:  # the same speed when it means the same thing to espeak-ng; its own default if not
-            fallback = fallback_cls.from_options(**{**options, "voice": None})
+            fallback = fallback_cls.from_options(voice=None, speed=speed, piper_model=model, env=env)
         except EngineError:
-            fallback = fallback_cls.from_options(**{**options, "voice": None, "speed": None})
-        return EngineChoice(fallback, f"{why}. Se usa espeak-ng ({fallback.voice}).")
+            fallback = fallback_cls.from_options(voice=None, speed=None, piper_model=model, env=env)
+        # espeak-ng (the fallback) has a voice; the Engine protocol does not promise one.
+        return EngineChoice(fallback, f"{why}. Se usa espeak-ng ({getattr(fallback, 'voice', fallback.name)}).")
 
 
 def default_engine() -> Engine:
@@ -156,7 +174,7 @@ def default_engine() -> Engine:
 _NOTICED: set[str] = set()
 
 
-def speed_wpm(value) -> int | None:
+def speed_wpm(value: int | str | None) -> int | None:
     """A speaking speed in whole words per minute (80-450), or None."""
     if value is None:
         return None

@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.engines import CLIP_RATE_HZ, EngineError, speed_wpm
+from voiceover.engines import CLIP_RATE_HZ, EngineError, EngineFacts, speed_wpm
 
 # A segment that ends here ends a sentence; any other segment was cut by a bookmark in
 # mid-sentence and is spoken without espeak's final pause (about 0.37 s), so a bookmark
@@ -25,12 +25,12 @@ class EspeakEngine:
     name: str = "espeak-ng"
 
     @classmethod
-    def from_options(cls, voice: str | None = None, speed=None, **_) -> EspeakEngine:
+    def from_options(cls, voice: str | None = None, speed: int | str | None = None, **_: object) -> EspeakEngine:
         """The engine for `FFN_VOICE` / `--voice` and `FFN_VOICE_SPEED` / `--speed` (words per minute)."""
         wpm = speed_wpm(speed)
-        return cls(**({"voice": voice} if voice else {}), **({"speed_wpm": wpm} if wpm else {}))
+        return cls(voice=voice or cls.voice, speed_wpm=wpm or cls.speed_wpm)  # the class's defaults if not given
 
-    def identity(self) -> dict:
+    def identity(self) -> EngineFacts:
         return {
             "engine": self.name,
             "voice": self.voice,
@@ -39,7 +39,7 @@ class EspeakEngine:
             "model_sha256": None,
         }
 
-    def settings(self) -> dict:
+    def settings(self) -> EngineFacts:
         return {
             "voice": self.voice,
             "speed_wpm": self.speed_wpm,

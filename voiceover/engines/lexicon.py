@@ -22,12 +22,14 @@ _WORD_RE = re.compile(r"^([¿¡«\"'(\[]*)(.*?)([.,;:!?…»\"')\]]*)$", re.S)
 
 @dataclass(frozen=True)
 class Lexicon:
-    entries: dict
+    entries: dict[str, str]  # word as written -> how to say it
     path: Path
 
     def word(self, token: str) -> str:
         """One whitespace-free token, respelled if its core is an entry."""
-        lead, core, tail = _WORD_RE.match(token).groups()
+        match = _WORD_RE.match(token)
+        assert match is not None, "every string matches: each of the three parts may be empty"
+        lead, core, tail = match.groups()
         said = self.entries.get(core)
         if said is None and core[:1].isupper() and core[1:].islower():
             said = self.entries.get(core.lower())  # "Tokens" at a sentence start

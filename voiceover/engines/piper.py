@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.engines import EngineError, EngineUnavailable, speed_wpm
+from voiceover.engines import EngineError, EngineFacts, EngineUnavailable, speed_wpm
 from voiceover.engines.espeak import to_clip
 
 # Piper's voices speak at roughly this rate with length_scale 1; a requested speed in words
@@ -54,7 +54,13 @@ class PiperEngine:
     name: str = "piper"
 
     @classmethod
-    def from_options(cls, voice: str | None = None, speed=None, piper_model=None, **_) -> PiperEngine:
+    def from_options(
+        cls,
+        voice: str | None = None,
+        speed: int | str | None = None,
+        piper_model: str | Path | None = None,
+        **_: object,
+    ) -> PiperEngine:
         """The engine for `FFN_PIPER_MODEL`, `FFN_VOICE` (speaker number) and `FFN_VOICE_SPEED`."""
         wpm = speed_wpm(speed)
         try:
@@ -62,7 +68,7 @@ class PiperEngine:
         except PiperUnavailable as why:
             raise PiperUnavailable(f"Piper no disponible: {why}") from None
 
-    def identity(self) -> dict:
+    def identity(self) -> EngineFacts:
         return {
             "engine": self.name,
             "voice": self.speaker,
@@ -109,7 +115,7 @@ class PiperEngine:
         scale = round(NATURAL_WPM / speed_wpm, 3) if speed_wpm else 1.0
         return cls(model.resolve(), config.resolve(), exe, speaker, scale)
 
-    def settings(self) -> dict:
+    def settings(self) -> EngineFacts:
         # The model's identity is its size, change time and configuration: hashing a
         # 60 MB model for every clip would cost more than the cache saves.
         stat = self.model.stat()
