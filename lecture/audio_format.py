@@ -3,8 +3,9 @@ that reads one back agree on it."""
 
 from __future__ import annotations
 
-RATE_HZ = 48_000  # sample rate of every narration file, PCM and AAC alike
-CHANNELS = 2  # dual-mono stereo: YouTube's recommended layout
+from voiceover.audio_format import CHANNELS, RATE_HZ
+
+__all__ = ["AAC_ARGS", "AAC_BITRATE", "CHANNELS", "RATE_HZ"]
 AAC_BITRATE = "192k"
 # ffmpeg's output options for the narration as AAC-LC (the codec YouTube asks for).
 AAC_ARGS = ("-c:a", "aac", "-profile:a", "aac_low", "-b:a", AAC_BITRATE, "-ar", str(RATE_HZ), "-ac", str(CHANNELS))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecture.plan import REPO_ROOT
+from voiceover.paths import cache_root
 
 SCENES_FOLDER = "scenes"
 MEDIA_FOLDER = "media"
@@ -31,8 +32,7 @@ def renders_dir() -> Path:
 
 def build_dir() -> Path:
     """Root of the build's work (under the cache root that `FFN_CACHE_DIR` moves)."""
-    base = os.environ.get("FFN_CACHE_DIR")
-    return (Path(base) if base else REPO_ROOT / ".cache") / "build"
+    return cache_root() / "build"
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from voiceover.paths import REPO_ROOT
 from voiceover.script import Script, declared_script, load_script
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 PLAN_PATH = Path(__file__).resolve().parent / "plan.toml"
 ALLOWED_KEYS = {"name", "module", "class", "script", "script_path"}
 

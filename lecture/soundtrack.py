@@ -28,9 +28,8 @@ import soundfile
 from lecture.audio_format import AAC_ARGS, CHANNELS, RATE_HZ
 from lecture.mux import run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
+from voiceover.audio_format import CEILING_DBTP, limiter_chain
 
-TARGET_LUFS = -16.0
-CEILING_DBTP = -1.0
 # The limiter aims this far below the ceiling: room for the resample back to 48 kHz and for
 # the overshoot of AAC encoding (measured about 0.4 dB on the lecture's narration).
 LIMITER_HEADROOM_DB = 1.0
@@ -103,8 +102,7 @@ def limit(in_wav: Path, out_wav: Path, gain_db: float, ceiling_dbtp: float = CEI
                 "-i",
                 str(in_wav),
                 "-af",
-                f"volume={gain_db:.3f}dB,aresample={4 * RATE_HZ},"
-                f"alimiter=limit={limit_lin:.4f}:level=false:attack=1:release=60,aresample={RATE_HZ}",
+                limiter_chain(gain_db, limit_lin),
                 "-ar",
                 str(RATE_HZ),
                 "-ac",

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-RATE_HZ = 48_000
+from voiceover.audio_format import RATE_HZ
+
 MAX_OFFSET_MS = 12.0  # the narration of any scene within this of its own file
 MAX_LENGTH_GAP_MS = 25.0  # audio track and video track of equal length within this
 PROBE_S = 10.0  # seconds of each scene's audio that are matched

@@ -14,8 +14,6 @@ import soundfile
 from voiceover.engines.espeak import EspeakEngine
 from voiceover.mix import (
     MIX_RATE_HZ,
-    TARGET_LUFS,
-    TRUE_PEAK_CEILING_DBTP,
     concat_wavs,
     measure,
     normalize,
@@ -24,6 +22,11 @@ from voiceover.mix import (
 )
 from voiceover.script import load_script
 from voiceover.timeline import BeatTiming, Segment, Timeline, build_timeline
+
+# The delivery rule, pinned here rather than read from the module under test:
+# -16 LUFS integrated, true peak at most -1 dBTP (YouTube / EBU R128 streaming practice).
+TARGET_LUFS = -16.0
+TRUE_PEAK_CEILING_DBTP = -1.0
 
 SCRIPT = """title = "Prueba"
 

@@ -24,13 +24,13 @@ from pydub import AudioSegment
 from scipy.signal import resample_poly
 
 from voiceover.atomic import atomic_path
+from voiceover.audio_format import CEILING_DBTP, OVERSAMPLING, RATE_HZ, SAMPLE_WIDTH_BYTES, TARGET_LUFS, limiter_chain
 from voiceover.engines import CLIP_RATE_HZ
 from voiceover.timeline import Timeline
 
-MIX_RATE_HZ = 48_000
-SAMPLE_WIDTH_BYTES = 2  # 16-bit PCM throughout
-TARGET_LUFS = -16.0
-TRUE_PEAK_CEILING_DBTP = -1.0
+# The mix runs at the one narration rate; the names are kept for the modules that read them.
+MIX_RATE_HZ = RATE_HZ
+TRUE_PEAK_CEILING_DBTP = CEILING_DBTP
 
 
 @dataclass(frozen=True)
@@ -150,8 +150,7 @@ def normalize(
                     "-i",
                     str(in_wav),
                     "-af",
-                    f"{first}volume={gain_db:.3f}dB,aresample={4 * MIX_RATE_HZ},"
-                    f"alimiter=limit={limit:.4f}:level=false:attack=1:release=60,aresample={MIX_RATE_HZ}{last}",
+                    f"{first}{limiter_chain(gain_db, limit)}{last}",
                     "-ar",
                     str(MIX_RATE_HZ),
                     "-ac",
@@ -179,7 +178,7 @@ def measure(wav: Path) -> Loudness:
     data, rate = soundfile.read(str(wav), dtype="float32", always_2d=True)
     # Dual-mono narration: one channel tells the peak of both.
     channels = data[:, :1] if _dual_mono(data) else data
-    over = resample_poly(channels, 4, 1, axis=0)
+    over = resample_poly(channels, OVERSAMPLING, 1, axis=0)
     peak = float(np.max(np.abs(over))) if over.size else 0.0
     dbtp = 20 * np.log10(peak) if peak > 0 else -np.inf
     return Loudness(float(_integrated_lufs(data, rate)), float(dbtp))

@@ -9,11 +9,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SCRIPT_DIR = Path(__file__).resolve().parent / "script" / "es"
 
 
-def cache_dir() -> Path:
-    """Root of the narration cache (clips and timelines); `FFN_CACHE_DIR` moves it."""
+def cache_root() -> Path:
+    """Root of every cache (narration, build, numbers' results); `FFN_CACHE_DIR` moves it."""
     base = os.environ.get("FFN_CACHE_DIR")
-    root = Path(base) if base else REPO_ROOT / ".cache"
-    path = root / "voiceover"
+    return Path(base) if base else REPO_ROOT / ".cache"
+
+
+def cache_dir() -> Path:
+    """Root of the narration cache (clips and timelines)."""
+    path = cache_root() / "voiceover"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -29,6 +29,7 @@ from lecture.steps import Build, Failure
 from lecture.steps.narrate import Narrated
 from lecture.steps.plan import expected_frames
 from voiceover.atomic import write_json
+from voiceover.audio_format import CEILING_DBTP, TARGET_LUFS
 from voiceover.timeline import Timeline
 
 GAIN_ATTEMPTS = 4  # limiting takes a little loudness away: the gain is corrected from the result
@@ -143,22 +144,22 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
     state = st.load_json(folder / "gain.json") or {}
     loss = state.get("loss_db", 0.0)
     gain = state.get("gain_db")
-    if gain is None or abs(raw_lufs + gain - loss - st.TARGET_LUFS) > st.LOUDNESS_TOLERANCE_LU:
-        gain = round(st.TARGET_LUFS - raw_lufs + loss, 2)
+    if gain is None or abs(raw_lufs + gain - loss - TARGET_LUFS) > st.LOUDNESS_TOLERANCE_LU:
+        gain = round(TARGET_LUFS - raw_lufs + loss, 2)
     for attempt in range(GAIN_ATTEMPTS):
         limited: dict[str, tuple[Path, str]] = {}
         measures = {}
         for name in names:
             track, sig = raw[name]
-            lsig = signature(["limited", sig, gain, st.CEILING_DBTP, st.LIMITER_HEADROOM_DB])
+            lsig = signature(["limited", sig, gain, CEILING_DBTP, st.LIMITER_HEADROOM_DB])
             out = folder / f"{name}.limited.wav"
             unless_fresh(out, lsig, partial(st.limit, track, out, gain))
             limited[name] = (out, lsig)
             measures[name] = _measured(folder / f"{name}.limited.json", lsig, out, peak=True)
         lufs = st.integrated_lufs([measures[n]["energies"] for n in names])
-        if abs(lufs - st.TARGET_LUFS) <= st.LOUDNESS_TOLERANCE_LU or attempt == GAIN_ATTEMPTS - 1:
+        if abs(lufs - TARGET_LUFS) <= st.LOUDNESS_TOLERANCE_LU or attempt == GAIN_ATTEMPTS - 1:
             break
-        gain = round(gain + st.TARGET_LUFS - lufs, 2)
+        gain = round(gain + TARGET_LUFS - lufs, 2)
     st.save_json(folder / "gain.json", {"gain_db": gain, "loss_db": round(raw_lufs + gain - lufs, 3)})
     peak = max((measures[n]["true_peak_dbtp"] for n in names), default=float("-inf"))
     encoded = {}

@@ -19,6 +19,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lecture.audio_format import AAC_ARGS, CHANNELS, RATE_HZ
 from lecture.mux import moov_before_mdat, run_ffmpeg
 from lecture.youtube import YoutubeError
 from lecture.youtube.media import StreamFacts, gop_facts, stream_facts
@@ -86,8 +87,8 @@ def _video(source: Path, facts: StreamFacts, target: Path) -> str:
     redo_audio = (
         facts.audio_codec != "aac"
         or facts.audio_profile != "LC"
-        or facts.sample_rate_hz != 48_000
-        or facts.channels != 2
+        or facts.sample_rate_hz != RATE_HZ
+        or facts.channels != CHANNELS
     )
     if facts.audio_codec is None:
         raise YoutubeError(f"{source}: no tiene pista de audio")
@@ -116,11 +117,7 @@ def _video(source: Path, facts: StreamFacts, target: Path) -> str:
         if redo_video
         else ["-c:v", "copy"]
     )
-    audio_args = (
-        ["-c:a", "aac", "-profile:a", "aac_low", "-b:a", "192k", "-ar", "48000", "-ac", "2"]
-        if redo_audio
-        else ["-c:a", "copy"]
-    )
+    audio_args = list(AAC_ARGS) if redo_audio else ["-c:a", "copy"]
     with atomic_path(target) as part:
         run_ffmpeg(
             [

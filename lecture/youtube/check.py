@@ -20,9 +20,6 @@ from pathlib import Path
 
 from lecture.chapters import MIN_CHAPTER_S, Chapter, youtube_problems
 from lecture.mux import moov_before_mdat
-from lecture.soundtrack import CEILING_DBTP as MAX_TRUE_PEAK_DBTP
-from lecture.soundtrack import RATE_HZ as AUDIO_RATE_HZ
-from lecture.soundtrack import TARGET_LUFS
 from lecture.youtube import YoutubeError
 from lecture.youtube.media import GopFacts, Loudness, StreamFacts, gop_facts, loudness, stream_facts
 from lecture.youtube.metadata import ChapterMark, Metadata, load_metadata, parse_chapters
@@ -30,8 +27,12 @@ from lecture.youtube.paths import BundlePaths
 from lecture.youtube.settings import CATEGORY_EDUCATION, MAX_TAGS_CHARS, MAX_TITLE_CHARS, PRIVACY_STATUSES, tags_length
 from lecture.youtube.thumbnail import MAX_BYTES as THUMBNAIL_MAX_BYTES
 from lecture.youtube.thumbnail import SIZE_PX as THUMBNAIL_SIZE_PX
+from voiceover.audio_format import CEILING_DBTP as MAX_TRUE_PEAK_DBTP
+from voiceover.audio_format import CHANNELS as AUDIO_CHANNELS
+from voiceover.audio_format import RATE_HZ as AUDIO_RATE_HZ
+from voiceover.audio_format import TARGET_LUFS
 
-LOUDNESS_TOLERANCE_LU = 1.0  # around the build's target: AAC and rounding move it a little
+CHECK_TOLERANCE_LU = 1.0  # around the build's target: AAC and rounding move it a little
 MAX_DESCRIPTION_BYTES = 5000
 
 
@@ -142,7 +143,7 @@ def fast_start(bundle: BundleUnderCheck) -> Verdict:
 def audio_rate(bundle: BundleUnderCheck) -> Verdict:
     s = bundle.streams
     found = f"{s.sample_rate_hz} Hz, {s.channels} canales"
-    if s.sample_rate_hz == AUDIO_RATE_HZ and s.channels == 2:
+    if s.sample_rate_hz == AUDIO_RATE_HZ and s.channels == AUDIO_CHANNELS:
         return passed(found)
     return failed(f"{found}: YouTube recomienda {AUDIO_RATE_HZ} Hz estéreo")
 
@@ -150,9 +151,9 @@ def audio_rate(bundle: BundleUnderCheck) -> Verdict:
 def integrated_loudness(bundle: BundleUnderCheck) -> Verdict:
     lufs = bundle.loudness.integrated_lufs
     found = f"{lufs:.1f} LUFS integrados"
-    if math.isfinite(lufs) and abs(lufs - TARGET_LUFS) <= LOUDNESS_TOLERANCE_LU:
+    if math.isfinite(lufs) and abs(lufs - TARGET_LUFS) <= CHECK_TOLERANCE_LU:
         return passed(found)
-    return failed(f"{found}: debe estar a ±{LOUDNESS_TOLERANCE_LU:g} LU de {TARGET_LUFS:g} LUFS")
+    return failed(f"{found}: debe estar a ±{CHECK_TOLERANCE_LU:g} LU de {TARGET_LUFS:g} LUFS")
 
 
 def true_peak(bundle: BundleUnderCheck) -> Verdict:
