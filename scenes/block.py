@@ -30,7 +30,7 @@ from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.block_diagram import BlockDiagram, BlockStack, PositionRows, ShapeTag, Slab, polyline, tint
 from scenes.kit.blocks import FlowArrow, StageBox
-from scenes.kit.steps import play_in_steps
+from scenes.kit.steps import Step, play_in_steps
 
 CLOSE_UP_ROWS = 6  # positions drawn in the close-up (a drawing choice; the note says how many there are)
 
@@ -225,7 +225,7 @@ class Block(NarratedScene):
         return branch
 
     def _into_sublayer(self, window, station, branch, arrow_tag, work_color=None) -> None:
-        steps = [
+        steps: list[Step] = [
             ((GrowArrow(station.arrow), FadeIn(station.sublayer), FadeIn(arrow_tag)), 0.3),
             (MoveAlongPath(branch, station.to_sublayer), 0.3),
         ]

@@ -24,7 +24,7 @@ from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow
 from scenes.kit.matrix import MatrixMob, VectorColumn, VectorRow, count_label, dot_product_steps, shape_label
 from scenes.kit.neurons import state_icon
-from scenes.kit.steps import play_in_steps
+from scenes.kit.steps import Step, play_in_steps
 
 BIG = ty.BODY_SIZE  # the worked example's entries: the numbers are the subject here, so body size
 
@@ -243,7 +243,7 @@ class ExpandContract(NarratedScene):
             # The arrow and its operation first, then the stage's vector computed from the last one.
             window = b.until(mark) if mark else b.speech_remaining()  # asked now: a window starts now
             # (A cross-fade, not a morph: digits morphing into other digits are unreadable mid-way.)
-            steps = [
+            steps: list[Step] = [
                 ((GrowArrow(arrows[i - 1]), FadeIn(ops[i - 1])), 0.3),
                 ((FadeIn(names[i]), FadeIn(sizes[i]), FadeTransform(stages[i - 1].copy(), stages[i])), 0.4),
             ]

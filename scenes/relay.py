@@ -33,7 +33,7 @@ from manim import (
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.relay import Baton, HeadRow, ProbabilityBar, RelayStack, Runner, Track
-from scenes.kit.steps import play_in_steps
+from scenes.kit.steps import Step, play_in_steps
 from scenes.kit.tokens import TokenRow
 
 STATIONS = (-4.6, -2.0, 0.6, 3.2, 5.8)  # the start, the three exchanges, the finish
@@ -271,7 +271,7 @@ class Relay(NarratedScene):
 
     def _reveal_bar(self, k: int, window) -> None:
         bar = self.bars[k]
-        steps = [((GrowFromEdge(bar.bar, DOWN), FadeIn(bar.value), FadeIn(bar.word)), None)]
+        steps: list[Step] = [((GrowFromEdge(bar.bar, DOWN), FadeIn(bar.value), FadeIn(bar.word)), None)]
         if k > 0:
             steps.insert(0, (FadeIn(bar.frame), 0.2))
         play_in_steps(self, window, *steps)

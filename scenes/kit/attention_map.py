@@ -136,6 +136,8 @@ class Heatmap(VGroup):
     def _text(self, value: float, visible: float, fill) -> Text:
         if not visible:
             return Text(MINUS_INFINITY, font=ty.FONT, font_size=self.font_size, color=palette.INK)
+        if self.places is None:
+            raise ValueError("a heatmap without `places` draws no numbers")
         return Text(ty.fmt_decimal(value, self.places), font=ty.FONT, font_size=self.font_size, color=_ink_on(fill))
 
     # -- parts ---------------------------------------------------------------------------
@@ -162,8 +164,9 @@ class Heatmap(VGroup):
         anims = []
         for j, cell in enumerate(self.cells[i]):
             anims.append(cell.animate.set_fill(opacity=1.0).set_stroke(opacity=1.0))
-            if self.texts[i][j] is not None:
-                anims.append(self.texts[i][j].animate.set_opacity(1.0))
+            text = self.texts[i][j]
+            if text is not None:
+                anims.append(text.animate.set_opacity(1.0))
         return anims
 
     def retarget(

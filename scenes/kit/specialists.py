@@ -120,7 +120,8 @@ class TopicBars(VGroup):
         )
         line_in.shift((self.baseline.get_center()[0], y0 + mean_inside * self.unit_height, 0))
         lines = VGroup(line_in)
-        runs, run = [], []
+        runs: list[list[float]] = []
+        run: list[float] = []
         for x, t in zip(self.xs, self._topic_of_word):
             if t == self.focus:
                 if run:

@@ -8,17 +8,26 @@ its share of the window, and the last step ends exactly where the window ends.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scenes.kit.narrated import ClockTime, NarratedScene
 
+# One step: its animations (or a function making them) and its share of the window. The
+# last step's share is ignored (it takes what is left), so it is usually written None.
+Step = tuple[Any, float | None]
 
-def play_in_steps(scene: NarratedScene, window: ClockTime, *steps) -> None:
+
+def play_in_steps(scene: NarratedScene, window: ClockTime, *steps: Step) -> None:
     """Play `steps`, each `(animations, share)`, in order inside `window` (from `b.until(...)`,
     `b.remaining()` or `b.speech_remaining()`). Shares are fractions of the window; the last
     step takes whatever is left, so the window's bookmark fires on its frame. `animations`
     may be a function returning them, called when the step's turn comes."""
     if not steps:
         raise ValueError("play_in_steps needs at least one (animations, share) step")
-    if sum(share for _, share in steps[:-1]) >= 1.0:
+    shares = [share for _, share in steps[:-1]]
+    if any(share is None for share in shares):
+        raise ValueError("every step but the last needs its share of the window")
+    if sum(share for share in shares if share is not None) >= 1.0:
         raise ValueError("the shares of all steps but the last must leave time for the last one")
     starts_s = window.target_s - float(window)
     if float(window) > 0 and abs(starts_s - scene.clock_s) > 1 / scene.fps:
@@ -27,8 +36,8 @@ def play_in_steps(scene: NarratedScene, window: ClockTime, *steps) -> None:
             f"for at {starts_s:.2f} s but is played at {scene.clock_s:.2f} s; ask the beat for it "
             "(b.until(...)) right before play_in_steps"
         )
-    for animations, share in steps[:-1]:
-        scene.play(*_as_tuple(animations), run_time=float(window) * share)  # a share of the window's length
+    for (animations, _), share in zip(steps[:-1], shares):
+        scene.play(*_as_tuple(animations), run_time=float(window) * (share or 0.0))  # a share of the window's length
     last = ClockTime(window.target_s - scene.clock_s, window.target_s, window.bookmark)
     scene.play(*_as_tuple(steps[-1][0]), run_time=last)
 
