@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ffn_core.cache import disk_cached
+from ffn_core.shapes import relu_features
 
 NEURON_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 INTERVAL = (-2.0, 2.0)  # x range, data units
@@ -74,11 +75,6 @@ def fold_positions(n_neurons: int, interval: tuple[float, float] = INTERVAL) -> 
     lo, hi = interval
     centres: FloatArray = lo + (np.arange(n_neurons) + 0.5) * (hi - lo) / n_neurons
     return centres
-
-
-def relu_features(x: FloatArray, folds: FloatArray) -> FloatArray:
-    """Hidden layer outputs: column i is ReLU(x - folds[i])."""
-    return np.maximum(x[:, None] - folds[None, :], 0.0)
 
 
 def fit_relu(n_neurons: int, n_samples: int = 401) -> ReluFit:

@@ -10,40 +10,18 @@ All arithmetic is float64 numpy: these are the small worked examples a scene wri
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ffn_core.params import ModelConfig, get_config, swiglu_hidden_width
+from ffn_core.shapes import gelu, relu, swish
+
+__all__ = ["gelu", "relu", "swish"]  # defined with the drawings' shapes, used here too
 
 Vector = tuple[float, ...]
 FloatArray = npt.NDArray[np.float64]
-
-
-_erf = np.vectorize(math.erf, otypes=[float])  # numpy has no erf; scipy costs 0.5 s to import
-
-
-def relu(z: npt.ArrayLike) -> FloatArray:
-    """max(0, z), elementwise."""
-    return np.maximum(np.asarray(z, dtype=np.float64), 0.0)
-
-
-def gelu(z: npt.ArrayLike, approximate: str = "none") -> FloatArray:
-    """GELU: z * Phi(z) (exact, "none") or GPT-2's tanh approximation ("tanh")."""
-    values = np.asarray(z, dtype=np.float64)
-    if approximate == "tanh":
-        scale: float = np.sqrt(2.0 / np.pi)
-        return 0.5 * values * (1.0 + np.tanh(scale * (values + 0.044715 * values**3)))
-    erf: FloatArray = _erf(values / np.sqrt(2.0))
-    return 0.5 * values * (1.0 + erf)
-
-
-def swish(z: npt.ArrayLike) -> FloatArray:
-    """Swish / SiLU: z * sigmoid(z)."""
-    values = np.asarray(z, dtype=np.float64)
-    return values / (1.0 + np.exp(-values))
 
 
 def _vec(a: npt.ArrayLike) -> Vector:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ffn_core import pretrained
+from ffn_core.shapes import NEEDLE_ANGLE_SCALE, NEEDLE_MAX_ANGLE_DEG, needle_angle_deg
 
 # The two magnets: (sentence, word). The word must be one whole WordPiece token.
 WORDS: tuple[tuple[str, str], ...] = (
@@ -35,24 +36,8 @@ WORDS: tuple[tuple[str, str], ...] = (
 ROWS, COLUMNS = 12, 16  # the tray: 192 needles
 SEED = 0  # the neuron sample's generator
 LAYER = pretrained.LAYER  # 0-based block index (the fourth of six blocks)
-ANGLE_SCALE = 1.0  # pre-activation that turns a needle a quarter turn (90 degrees)
-MAX_ANGLE_DEG = 90.0
-
-
-def needle_angle_deg(pre_activation: float, scale: float = ANGLE_SCALE) -> float:
-    """A needle's angle in degrees for a neuron's pre-activation: 0 lies flat, +90 points
-    straight at the magnet (fully aligned), -90 straight away from it.
-
-    The map is ``90 * sign(z) * sqrt(min(|z| / scale, 1))``: odd, monotonic (non-decreasing)
-    everywhere, a quarter turn at ``|z| >= scale``. The square root opens up small values:
-    most of MiniLM's positive pre-activations lie between 0 and 0.5, which a linear map
-    would leave almost flat (0.1 turns a needle 28 degrees here, 9 linearly); the order of
-    the needles, which one is more aligned, is kept.
-    """
-    if scale <= 0:
-        raise ValueError(f"the angle scale must be positive, got {scale!r}")
-    share = min(abs(pre_activation) / scale, 1.0)
-    return float(np.sign(pre_activation)) * MAX_ANGLE_DEG * float(np.sqrt(share))
+ANGLE_SCALE = NEEDLE_ANGLE_SCALE  # pre-activation that turns a needle a quarter turn (90 degrees)
+MAX_ANGLE_DEG = NEEDLE_MAX_ANGLE_DEG
 
 
 @dataclass(frozen=True)

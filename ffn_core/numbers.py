@@ -1,20 +1,24 @@
-"""The audited registry: every scalar (or short tuple) number the lecture shows or says.
+"""The audited registry: every number the lecture shows or says, and every dataset a scene draws.
 
-Each :class:`Number` names the function that computed it. Numbers are grouped by the
-module that provides them (the key's first part names the group); asking for one key
-computes only its group, so ``number("params.llama2_7b.total")`` trains nothing. Heavy
-groups (xor, memory, pretrained) read their results from the on-disk cache when present.
+Each :class:`Number` (a scalar, a short tuple or a string such as a model's name) and each
+:class:`Dataset` (a rich result: a sweep of lines, a tray of neurons, a fitted curve) names
+the call that computed it. Both are grouped by the module that provides them (the key's
+first part names the group); asking for one key computes only its group, so
+``number("params.llama2_7b.total")`` trains nothing. Heavy groups (xor, memory, pretrained)
+read their results from the on-disk cache when present.
 
-Rich, non-scalar results for scenes come from the provider modules directly:
-``ffn_core.xor.solve()``, ``ffn_core.approx.fit_all()``, ``ffn_core.memory.solve()``,
-``ffn_core.pretrained.solve()``, ``ffn_core.examples.expand_contract()``,
-``ffn_core.examples.word_walkthrough()``, ``ffn_core.ffn.swiglu_width()``.
+Scenes read through here and nowhere else in ``ffn_core`` (bar the pure drawing functions
+of ``ffn_core.shapes``), so ``ffn-video numbers --json`` lists everything they show: a
+number with its value, a dataset with its shape and the SHA-256 of its content.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +44,85 @@ class Number:
             raise TypeError(
                 f"number {self.key!r}: value must be int, float, tuple or str, got {type(self.value).__name__}"
             )
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One audited rich result: ``key`` (dotted, like a number's), ``value`` (a frozen
+    dataclass or nested tuples, as its provider returns it), ``description`` (what it holds,
+    in a few words) and ``source``, the call that computed it (e.g. "ffn_core.xor.solve()").
+
+    ``shape`` and ``digest`` are derived from the value: what a reviewer needs to know that
+    two runs showed the same data without reading it all."""
+
+    key: str
+    value: object
+    description: str
+    source: str
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """SHA-256 (hex) of the value's canonical JSON (see :func:`canonical_json`)."""
+        return hashlib.sha256(canonical_json(self.value, self.key).encode()).hexdigest()
+
+    @property
+    def shape(self) -> str:
+        """The value's type and the size of each field, e.g. "XorResult(points: 4, ...)"."""
+        return shape_of(self.value)
+
+    @property
+    def logged(self) -> str:
+        """What a scene's log records for a dataset it read: ``"sha256:<digest>"``."""
+        return DATASET_LOG_PREFIX + self.digest
+
+
+DATASET_LOG_PREFIX = "sha256:"
+
+
+def _plain(value, where: str):
+    """``value`` as JSON-ready data: dataclasses as field dicts, tuples and arrays as lists."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name), f"{where}.{f.name}") for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {str(k): _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars
+    if callable(tolist):
+        return _plain(tolist(), where)
+    raise TypeError(f"dataset {where}: {type(value).__name__} has no canonical form (use tuples, dataclasses)")
+
+
+def canonical_json(value, key: str = "value") -> str:
+    """One serialisation per content: keys sorted, no spaces, floats as their shortest repr.
+
+    Equal content gives equal text whatever the container: a tuple, a list and a numpy array
+    of the same floats serialise alike (an int stays an int: 1 and 1.0 differ). ``key`` only
+    names the dataset in the error raised for a value with no JSON form."""
+    return json.dumps(_plain(value, key), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def shape_of(value) -> str:
+    """A one-line description of ``value``'s structure: a dataclass's fields with their
+    lengths, a tuple's length and its first item's shape."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts = []
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            parts.append(f"{f.name}: {_size(item)}")
+        return f"{type(value).__name__}({', '.join(parts)})"
+    return _size(value)
+
+
+def _size(value) -> str:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__
+    if isinstance(value, (tuple, list)):
+        inner = _size(value[0]) if value else ""
+        return f"{len(value)}" + (f" x {inner}" if inner[:1].isdigit() else f" {inner}" if inner else "")
+    return type(value).__name__
 
 
 _COUNT_FIELDS = (  # ParamCounts attribute -> unit
@@ -191,7 +274,7 @@ def _examples_numbers() -> tuple[Number, ...]:
 
 
 def _xor_numbers() -> tuple[Number, ...]:
-    from ffn_core.xor import solve
+    from ffn_core.xor import VIEW, solve
 
     result = solve()
     call = "ffn_core.xor.solve()"
@@ -213,6 +296,7 @@ def _xor_numbers() -> tuple[Number, ...]:
         Number("xor.linear_lines_tried", result.linear.n_lines_tried, "lines", f"{call}.linear.n_lines_tried"),
         Number("xor.sweep_best_accuracy", max(sweep), FRACTION, f"max(frame.accuracy for frame in {call}.sweep)"),
         Number("xor.n_points", len(result.points), "points", f"len({call}.points)"),
+        Number("xor.view", VIEW, "data units (low, high) of the drawn square, both axes", "ffn_core.xor.VIEW"),
         Number(
             "xor.sweep_correct_points",
             tuple(sum(frame.correct) for frame in result.sweep),
@@ -233,11 +317,12 @@ def _xor_numbers() -> tuple[Number, ...]:
 
 
 def _approx_numbers() -> tuple[Number, ...]:
-    from ffn_core.approx import fit_all
+    from ffn_core.approx import INTERVAL, fit_all
 
     result = fit_all()
     call = "ffn_core.approx.fit_all()"
     numbers = [
+        Number("approx.interval", INTERVAL, "x units (low, high) of the fitted curve", "ffn_core.approx.INTERVAL"),
         Number("approx.neuron_counts", tuple(f.n_neurons for f in result.fits), "neurons", f"{call}.fits[*].n_neurons"),
         Number(
             "approx.rms_error", tuple(f.rms_error for f in result.fits), "y units (RMS)", f"{call}.fits[*].rms_error"
@@ -330,6 +415,10 @@ def _pretrained_numbers() -> tuple[Number, ...]:
     call = "ffn_core.pretrained.solve()"
     sample = result.pre_activation[:10]
     return (
+        # What the ReLU scene's caption names: the model, the word and the sentence it sits in.
+        Number("pretrained.minilm.model", result.model, "name", f"{call}.model"),
+        Number("pretrained.minilm.token", result.token, "word (WordPiece token)", f"{call}.token"),
+        Number("pretrained.minilm.sentence", result.sentence, "sentence", f"{call}.sentence"),
         Number("pretrained.minilm.layer", result.layer, "block index (0-based)", f"{call}.layer"),
         Number("pretrained.minilm.d_model", result.d_model, WIDTH, f"{call}.d_model"),
         Number("pretrained.minilm.d_ff", result.d_ff, WIDTH, f"{call}.d_ff"),
@@ -386,6 +475,45 @@ def _collapse_numbers() -> tuple[Number, ...]:
     )
 
 
+def _xor_datasets() -> tuple[Dataset, ...]:
+    from ffn_core.xor import solve
+
+    return (
+        Dataset(
+            "xor.solution",
+            solve(),
+            "the four XOR points, the sweeping line's positions and the trained ReLU network's folds and regions",
+            "ffn_core.xor.solve()",
+        ),
+    )
+
+
+def _approx_datasets() -> tuple[Dataset, ...]:
+    from ffn_core.approx import fit_all
+
+    return (
+        Dataset(
+            "approx.fits",
+            fit_all(),
+            "the target curve on its grid and its ReLU fits (folds, output weights, fitted curve) per neuron count",
+            "ffn_core.approx.fit_all()",
+        ),
+    )
+
+
+def _pretrained_datasets() -> tuple[Dataset, ...]:
+    from ffn_core.pretrained import solve
+
+    return (
+        Dataset(
+            "pretrained.minilm.ffn",
+            solve(),
+            "one word through MiniLM's FFN: every neuron's pre-activation and GELU activation",
+            "ffn_core.pretrained.solve()",
+        ),
+    )
+
+
 # Key prefix -> provider. Each provider computes its whole group at once.
 _PROVIDERS: dict[str, Callable[[], tuple[Number, ...]]] = {
     "params": _params_numbers,
@@ -398,39 +526,67 @@ _PROVIDERS: dict[str, Callable[[], tuple[Number, ...]]] = {
     "pretrained": _pretrained_numbers,
     "collapse": _collapse_numbers,
 }
+_DATASET_PROVIDERS: dict[str, Callable[[], tuple[Dataset, ...]]] = {
+    "xor": _xor_datasets,
+    "approx": _approx_datasets,
+    "pretrained": _pretrained_datasets,
+}
 
 
-def _discovered_providers() -> dict[str, Callable[[], tuple[Number, ...]]]:
+@functools.cache
+def _discovered() -> tuple[dict[str, Callable[[], tuple[Number, ...]]], dict[str, Callable[[], tuple[Dataset, ...]]]]:
     """Groups kept in their own modules under `ffn_core/groups/` (one per scene or topic):
-    each module defines `PREFIX` (the key's first part) and `numbers()`. A new group is one
-    new file; nothing here changes."""
+    each module defines `PREFIX` (the key's first part) and `numbers()`, `datasets()` or
+    both. A new group is one new file; nothing here changes."""
     import importlib
     import pkgutil
 
     import ffn_core.groups as groups
 
-    found: dict[str, Callable[[], tuple[Number, ...]]] = {}
+    numbers: dict[str, Callable[[], tuple[Number, ...]]] = {}
+    datasets: dict[str, Callable[[], tuple[Dataset, ...]]] = {}
     for info in sorted(pkgutil.iter_modules(groups.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"ffn_core.groups.{info.name}")
         prefix = getattr(module, "PREFIX", None)
-        provider = getattr(module, "numbers", None)
-        if not isinstance(prefix, str) or not callable(provider):
-            raise RuntimeError(f"{module.__file__}: a numbers group defines PREFIX (str) and numbers()")
-        if prefix in _PROVIDERS or prefix in found:  # a clash would hide one group's keys
-            raise RuntimeError(f"{module.__file__}: the key prefix {prefix!r} is already taken")
-        found[prefix] = provider
-    return found
+        provides = {
+            kind: getattr(module, kind) for kind in ("numbers", "datasets") if callable(getattr(module, kind, None))
+        }
+        if not isinstance(prefix, str) or not provides:
+            raise RuntimeError(f"{module.__file__}: a group defines PREFIX (str) and numbers(), datasets() or both")
+        for kind, found, built_in in (("numbers", numbers, _PROVIDERS), ("datasets", datasets, _DATASET_PROVIDERS)):
+            if kind not in provides:
+                continue
+            if prefix in built_in or prefix in found:  # a clash would hide one group's keys
+                raise RuntimeError(f"{module.__file__}: the {kind} key prefix {prefix!r} is already taken")
+            found[prefix] = provides[kind]
+    return numbers, datasets
 
 
 @functools.cache
 def _all_providers() -> dict[str, Callable[[], tuple[Number, ...]]]:
-    """The built-in groups and the discovered ones (imported only when a key needs them)."""
-    return {**_PROVIDERS, **_discovered_providers()}
+    """The built-in groups of numbers and the discovered ones (imported only when a key needs them)."""
+    return {**_PROVIDERS, **_discovered()[0]}
+
+
+@functools.cache
+def _all_dataset_providers() -> dict[str, Callable[[], tuple[Dataset, ...]]]:
+    """The built-in groups of datasets and the discovered ones."""
+    return {**_DATASET_PROVIDERS, **_discovered()[1]}
 
 
 @functools.cache
 def _group(provider: Callable[[], tuple[Number, ...]]) -> dict[str, Number]:
     return {n.key: n for n in provider()}
+
+
+@functools.cache
+def _dataset_group(provider: Callable[[], tuple[Dataset, ...]]) -> dict[str, Dataset]:
+    found = {}
+    for d in provider():
+        if not isinstance(d, Dataset):
+            raise TypeError(f"{provider.__module__}.{provider.__name__}() returned {type(d).__name__}, not a Dataset")
+        found[d.key] = d
+    return found
 
 
 def _unknown(key: str, candidates: list[str]) -> ValueError:
@@ -451,8 +607,63 @@ def number(key: str) -> Number:
         raise _unknown(key, [*(p + "." for p in _all_providers()), *_group(_params_numbers)])
     group = _group(provider)
     if key not in group:
+        if _is_dataset(key):
+            raise ValueError(
+                f"{key!r} is a dataset, not a number: read it with ffn_core.numbers.dataset({key!r}) "
+                f"(in a scene, scenes.kit.datasets.read_dataset(self, {key!r}))"
+            )
         raise _unknown(key, list(group))
     return group[key]
+
+
+def _is_dataset(key: str) -> bool:
+    provider = _all_dataset_providers().get(key.split(".", 1)[0])
+    return provider is not None and key in _dataset_group(provider)
+
+
+def dataset(key: str) -> Dataset:
+    """The audited dataset ``key``; computes only the group the key belongs to.
+
+    Raises ValueError naming the unknown key and close matches.
+    """
+    prefix = key.split(".", 1)[0]
+    provider = _all_dataset_providers().get(prefix)
+    groups = ", ".join(_all_dataset_providers())
+    if provider is None:
+        close = difflib.get_close_matches(prefix, list(_all_dataset_providers()), n=3, cutoff=0.6)
+        hint = f" Close matches: {', '.join(p + '.' for p in close)}." if close else ""
+        raise ValueError(f"unknown dataset key {key!r}.{hint} Dataset keys start with one of: {groups}.")
+    group = _dataset_group(provider)
+    if key not in group:
+        if prefix in _all_providers() and key in _group(_all_providers()[prefix]):
+            raise ValueError(f"{key!r} is a number, not a dataset: read it with ffn_core.numbers.number({key!r})")
+        close = difflib.get_close_matches(key, list(group), n=5, cutoff=0.6)
+        hint = f" Close matches: {', '.join(close)}." if close else ""
+        raise ValueError(f"unknown dataset key {key!r}.{hint} The {prefix!r} group has: {', '.join(group)}.")
+    return group[key]
+
+
+def logged_value(key: str):
+    """What a scene's log records for ``key``: a number's value, or ``"sha256:<digest>"``
+    for a dataset. Comparing it with a log says whether what the scene read has changed."""
+    try:
+        return number(key).value
+    except ValueError as number_error:
+        try:
+            return dataset(key).logged
+        except ValueError:
+            raise number_error from None
+
+
+def all_datasets() -> tuple[Dataset, ...]:
+    """Every audited dataset, grouped by provider, in a stable order."""
+    seen: dict[str, Dataset] = {}
+    for provider in dict.fromkeys(_all_dataset_providers().values()):
+        for key, found in _dataset_group(provider).items():
+            if key in seen:
+                raise RuntimeError(f"dataset key {key!r} is provided twice")
+            seen[key] = found
+    return tuple(seen.values())
 
 
 def all_numbers() -> tuple[Number, ...]:

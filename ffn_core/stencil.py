@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ffn_core.examples import PERRO_EMBEDDING
-from ffn_core.ffn import FfnTrace, ffn_forward, relu, swiglu_width, swish
+from ffn_core.ffn import FfnTrace, ffn_forward, relu, swiglu_width
 
 Vector = tuple[float, ...]
 Matrix = tuple[Vector, ...]
@@ -114,11 +114,6 @@ def stencil_example(
         output=trace.output,
         trace=trace,
     )
-
-
-def swish_value(z: float) -> float:
-    """Swish on one number (for plotting the code's own curve)."""
-    return float(swish(np.array(z)))
 
 
 @dataclass(frozen=True)

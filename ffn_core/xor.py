@@ -15,12 +15,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ffn_core.cache import disk_cached
+from ffn_core.shapes import XOR_VIEW, clip_line
 
 Point = tuple[float, float]
 
 POINTS: tuple[Point, ...] = ((0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0))
 LABELS: tuple[int, ...] = (0, 1, 1, 0)  # XOR of the two coordinates
-VIEW = (-0.5, 1.5)  # square drawn by the scenes, in data units, both axes
+VIEW = XOR_VIEW  # square drawn by the scenes, in data units, both axes
 
 
 @dataclass(frozen=True)
@@ -85,31 +86,6 @@ class XorResult:
     linear: LinearSearch
     sweep: tuple[LinePosition, ...]
     mlp: MlpResult
-
-
-def clip_line(angle_rad: float, offset: float, view: tuple[float, float] = VIEW) -> tuple[Point, Point]:
-    """End points of ``cos(a) x + sin(a) y = offset`` inside the square ``view`` x ``view``."""
-    lo, hi = view
-    c, s = math.cos(angle_rad), math.sin(angle_rad)
-    found: list[Point] = []
-    if abs(s) > 1e-12:
-        for x in (lo, hi):
-            y = (offset - c * x) / s
-            if lo - 1e-9 <= y <= hi + 1e-9:
-                found.append((x, y))
-    if abs(c) > 1e-12:
-        for y in (lo, hi):
-            x = (offset - s * y) / c
-            if lo - 1e-9 <= x <= hi + 1e-9:
-                found.append((x, y))
-    unique: list[Point] = []
-    for p in found:
-        if all(abs(p[0] - q[0]) > 1e-9 or abs(p[1] - q[1]) > 1e-9 for q in unique):
-            unique.append(p)
-    if len(unique) < 2:  # the line misses the square: draw nothing (a degenerate segment)
-        mid = ((lo + hi) / 2, (lo + hi) / 2)
-        return mid, mid
-    return unique[0], unique[-1]
 
 
 def classify_with_line(angle_rad: float, offset: float, labels: tuple[int, ...] = LABELS) -> LinePosition:

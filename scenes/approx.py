@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, Transform, VGroup, Write
 
-from ffn_core.approx import INTERVAL, fit_all
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.curves import CurveAxes, ErrorChart, fit_heights, legend_line, split_dots
@@ -22,12 +21,13 @@ class Approx(NarratedScene):
     script = "approx"
 
     def construct(self):
-        self.result = fit_all()
+        self.result = self.dataset("approx.fits")
         counts = self.number("approx.neuron_counts")
         errors = [self.number(f"approx.n{n}.rms_error") for n in counts]
         x = np.asarray(self.result.x)
         y_top = 1.3 * float(np.max(np.abs(self.result.target)))
-        self.axes = CurveAxes(INTERVAL, (-y_top, y_top), width=7.6, height=4.6).move_to((-2.9, -0.35, 0))
+        interval = self.number("approx.interval")
+        self.axes = CurveAxes(interval, (-y_top, y_top), width=7.6, height=4.6).move_to((-2.9, -0.35, 0))
         self.chart = ErrorChart(counts, errors).move_to((4.45, -0.85, 0))
         self.counts = list(counts)
 

@@ -20,8 +20,6 @@ from manim import (
     VGroup,
 )
 
-from ffn_core.attention_walk import FOCUS_QUERY
-from ffn_core.attention_walk import solve as attention_walk
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.attention_map import Heatmap, row_words, weight_arcs
@@ -38,10 +36,11 @@ class Attention(NarratedScene):
     script = "attention"
 
     def construct(self):
-        walk = attention_walk()
+        walk = self.dataset("attention.walk")
+        focus_query = self.number("attention.focus_query")
         self.tokens = walk.tokens
-        self.focus = walk.index(FOCUS_QUERY)
-        self.subject = walk.index(walk.top_key(0, FOCUS_QUERY))  # where head 1 sends «es»
+        self.focus = walk.index(focus_query)
+        self.subject = walk.index(walk.top_key(0, focus_query))  # where head 1 sends «es»
         n_heads = self.number("memory.n_heads")
         heading = ty.title("La atención, en breve", color=palette.ATTENTION).to_edge(UP, buff=0.35)
 
@@ -162,7 +161,7 @@ class Attention(NarratedScene):
                 maps[0][1].row_box(self.focus, color=palette.MUTED), maps[0][1].cell_box(self.focus, self.subject)
             )
             self.play(Create(first), run_time=b.until("segunda"))
-            second_key = self.tokens.index(walk.top_key(1, FOCUS_QUERY))
+            second_key = self.tokens.index(walk.top_key(1, focus_query))
             second = VGroup(
                 maps[1][1].row_box(self.focus, color=palette.MUTED), maps[1][1].cell_box(self.focus, second_key)
             )

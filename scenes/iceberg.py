@@ -25,7 +25,6 @@ from manim import (
     smooth,
 )
 
-from ffn_core.params import get_config
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.blocks import StageBox, stage_row
@@ -268,7 +267,7 @@ class Iceberg(NarratedScene):
 
     def _figures(self) -> tuple[ModelFigures, ModelFigures, ModelFigures]:
         gpt2 = ModelFigures(
-            name=get_config("gpt2_small").display_name,
+            name=self.number("params.gpt2_small.display_name"),
             attention_per_layer=self.number("params.gpt2_small.attention_per_layer"),
             ffn_per_layer=self.number("params.gpt2_small.ffn_per_layer"),
             block_share=self.number("params.gpt2_small.ffn_share"),
@@ -284,7 +283,7 @@ class Iceberg(NarratedScene):
             attention_share_of_total=self.number("iceberg.gpt2_small.attention_share_of_total"),
         )
         gpt3 = ModelFigures(
-            name=get_config("gpt3_175b").display_name,
+            name=self.number("params.gpt3_175b.display_name"),
             attention_per_layer=self.number("params.gpt3_175b.attention_per_layer"),
             ffn_per_layer=self.number("params.gpt3_175b.ffn_per_layer"),
             block_share=self.number("params.gpt3_175b.ffn_share"),
@@ -300,7 +299,7 @@ class Iceberg(NarratedScene):
             attention_share_of_total=self.number("iceberg.gpt3_175b.attention_share_of_total"),
         )
         llama = ModelFigures(
-            name=get_config("llama2_7b").display_name,
+            name=self.number("params.llama2_7b.display_name"),
             attention_per_layer=self.number("params.llama2_7b.attention_per_layer"),
             ffn_per_layer=self.number("params.llama2_7b.ffn_per_layer"),
             block_share=self.number("params.llama2_7b.ffn_share"),

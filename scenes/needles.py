@@ -18,7 +18,6 @@ from manim import (
     VGroup,
 )
 
-from ffn_core.needles import tray as needle_tray
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.needles import (
@@ -43,7 +42,7 @@ class Needles(NarratedScene):
     script = "needles"
 
     def construct(self):
-        data = needle_tray()
+        data = self.dataset("needles.tray")
         first, second = data.readings
         n = self.number("needles.n_needles")
         first_pre = self.number("needles.first_word.pre_activations")

@@ -19,7 +19,7 @@ from manim import (
     Write,
 )
 
-from ffn_core.ffn import relu
+from ffn_core.shapes import relu
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph

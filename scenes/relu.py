@@ -17,8 +17,7 @@ from manim import (
     Write,
 )
 
-from ffn_core.ffn import gelu, relu
-from ffn_core.pretrained import solve as minilm_ffn
+from ffn_core.shapes import gelu, relu
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
@@ -108,7 +107,7 @@ class Relu(NarratedScene):
                 run_time=b.speech_remaining(),
             )
 
-        grid = NeuronGrid(minilm_ffn().activation).move_to(DOWN * 0.2)
+        grid = NeuronGrid(self.dataset("pretrained.minilm.ffn").activation).move_to(DOWN * 0.2)
         with self.beat("escasez") as b:
             heading2 = ty.title(f"La capa entera: {ty.fmt_int(width)} neuronas").to_edge(UP, buff=0.5)
             self.play(
@@ -137,8 +136,10 @@ class Relu(NarratedScene):
         block = self.number("pretrained.minilm.block_number")
         shown = self.number("pretrained.minilm.sample_size")
         width = self.number("pretrained.minilm.d_ff")
-        ffn = minilm_ffn()
-        where = ty.small(f"{ffn.model} · bloque {block} de {blocks} · «{ffn.token}» en «{ffn.sentence}»")
+        model = self.number("pretrained.minilm.model")
+        token = self.number("pretrained.minilm.token")
+        sentence = self.number("pretrained.minilm.sentence")
+        where = ty.small(f"{model} · bloque {block} de {blocks} · «{token}» en «{sentence}»")
         which = ty.small(f"las {shown} primeras de sus {ty.fmt_int(width)} neuronas")
         return VGroup(where, which).arrange(DOWN, buff=0.12)
 

@@ -27,7 +27,6 @@ from manim import (
     Write,
 )
 
-from ffn_core.stamps import read_stamps
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow, StageBox
@@ -48,7 +47,8 @@ class Stamps(NarratedScene):
     script = "stamps"
 
     def construct(self):
-        reading = read_stamps()  # words (prompt, answer, pushed words); figures come from the registry
+        # Words (prompt, answer, pushed words) from the dataset; figures come from the registry's numbers.
+        reading = self.dataset("stamps.reading")
         d = self.number("stamps.d_model")
         page_scale = max(abs(v) for v in self.number("stamps.output"))
         formula = (

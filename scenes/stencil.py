@@ -31,8 +31,7 @@ from manim import (
     Write,
 )
 
-from ffn_core.ffn import relu
-from ffn_core.stencil import swish_value
+from ffn_core.shapes import relu, swish_value
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at

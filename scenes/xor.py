@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, Rectangle, VGroup
 
-from ffn_core.xor import VIEW, clip_line, solve
+from ffn_core.shapes import clip_line
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
 from scenes.kit.plane import (
@@ -33,9 +33,9 @@ class Xor(NarratedScene):
     script = "xor"
 
     def construct(self):
-        xor = solve()
+        xor = self.dataset("xor.solution")
         n_points = self.number("xor.n_points")
-        plane = PlaneSquare(VIEW, side=5.4).move_to(LEFT * 3.2 + DOWN * 0.35)
+        plane = PlaneSquare(self.number("xor.view"), side=5.4).move_to(LEFT * 3.2 + DOWN * 0.35)
         points = ClassPoints(plane, xor.points, xor.labels)
 
         with self.beat("puntos") as b:

@@ -105,3 +105,108 @@ def test_ffn_core_never_imports_manim_voiceover_scenes_or_lecture():
             else:
                 continue
             assert not {name.split(".")[0] for name in names} & forbidden, f"{path.name}: {names}"
+
+
+# -- datasets: rich results, audited by digest ------------------------------------------------
+
+
+def test_a_datasets_digest_is_the_sha256_of_its_sorted_compact_json():
+    import hashlib
+    from dataclasses import dataclass
+
+    import numpy as np
+
+    from ffn_core.numbers import Dataset
+
+    @dataclass(frozen=True)
+    class Probe:
+        weights: object
+        name: str
+
+    written = '{"name":"limón","weights":[[1.0,2.5],[-0.125,3.0]]}'  # keys sorted, no spaces, UTF-8
+    expected = hashlib.sha256(written.encode()).hexdigest()
+    as_tuples = Dataset("probe.t", Probe(((1.0, 2.5), (-0.125, 3.0)), "limón"), "a probe", "test")
+    as_array = Dataset("probe.a", Probe(np.array([[1, 2.5], [-0.125, 3]]), "limón"), "a probe", "test")
+    as_ints = Dataset("probe.i", Probe(((1, 2.5), (-0.125, 3)), "limón"), "a probe", "test")
+    assert as_tuples.digest == as_array.digest == expected
+    assert as_ints.digest != expected  # 1 and 1.0 are different content
+    assert as_tuples.logged == "sha256:" + expected
+    assert as_tuples.shape == "Probe(weights: 2 x 2 float, name: str)"
+
+
+def test_a_dataset_with_no_canonical_form_names_its_key_and_field():
+    from fractions import Fraction
+
+    from ffn_core.numbers import Dataset
+
+    probe = Dataset("probe.f", (1, Fraction(1, 3)), "a probe", "test")
+    with pytest.raises(TypeError, match=r"probe\.f\[1\]: Fraction"):
+        _ = probe.digest
+
+
+def test_every_dataset_is_registered_once_with_its_source_and_no_number_shares_its_key(numbers):
+    from ffn_core.numbers import all_datasets
+
+    datasets = all_datasets()
+    keys = [d.key for d in datasets]
+    assert len(keys) == len(set(keys)) and not set(keys) & set(numbers)
+    assert {"xor.solution", "approx.fits", "needles.tray", "stamps.reading", "attention.walk"} <= set(keys)
+    for d in datasets:
+        assert d.description and "ffn_core." in d.source, d.key
+        assert len(d.digest) == 64 and d.digest == all_datasets()[keys.index(d.key)].digest  # cached, stable
+
+
+def test_a_dataset_holds_what_its_source_returns():
+    from ffn_core.approx import fit_all
+    from ffn_core.numbers import dataset
+
+    assert dataset("approx.fits").value == fit_all()
+    assert dataset("approx.fits").source == "ffn_core.approx.fit_all()"
+
+
+def test_unknown_dataset_key_error_names_the_key_and_close_matches():
+    from ffn_core.numbers import dataset
+
+    with pytest.raises(ValueError, match=r"unknown dataset key 'xor\.solutoin'\. Close matches: xor\.solution\."):
+        dataset("xor.solutoin")
+    with pytest.raises(ValueError, match="Dataset keys start with one of: .*xor"):
+        dataset("zzz.solution")
+    with pytest.raises(ValueError, match=r"'xor.n_points' is a number, not a dataset"):
+        dataset("xor.n_points")
+    with pytest.raises(ValueError, match=r"'xor.solution' is a dataset, not a number: read it with"):
+        number("xor.solution")
+
+
+def test_logged_value_is_a_numbers_value_or_a_datasets_digest():
+    from ffn_core.numbers import dataset, logged_value
+
+    assert logged_value("params.gpt2_small.d_model") == 768
+    assert logged_value("approx.fits") == "sha256:" + dataset("approx.fits").digest
+    with pytest.raises(ValueError, match="unknown number key 'approx.fitz'"):
+        logged_value("approx.fitz")
+
+
+def test_asking_for_one_dataset_computes_only_its_group(tmp_path):
+    code = (
+        "import sys\n"
+        "from ffn_core.numbers import dataset\n"
+        "dataset('approx.fits').digest\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('torch', 'ffn_core'))))\n"
+    )
+    env = {"FFN_CACHE_DIR": str(tmp_path), "PATH": "", "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+    modules = eval(result.stdout)  # noqa: S307 - our own printed list
+    assert "ffn_core.approx" in modules
+    assert not [m for m in modules if m.startswith("torch") or m in ("ffn_core.xor", "ffn_core.pretrained")]
+
+
+def test_a_render_that_drew_a_dataset_is_reused_while_its_digest_holds(tmp_path):
+    from ffn_core.numbers import dataset, logged_value
+    from lecture.cache import CacheRecord, is_fresh
+
+    (tmp_path / "k.mp4").write_bytes(b"video")
+    read = {"approx.fits": dataset("approx.fits").logged, "approx.interval": (-2.0, 2.0)}
+    record = CacheRecord(key="k", video="k.mp4", numbers_read=read)
+    assert is_fresh(record, "k", logged_value, tmp_path)
+    changed = CacheRecord(key="k", video="k.mp4", numbers_read={**read, "approx.fits": "sha256:" + "0" * 64})
+    assert not is_fresh(changed, "k", logged_value, tmp_path)

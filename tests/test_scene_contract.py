@@ -173,8 +173,52 @@ def test_numbers_the_scene_reads_are_listed_with_it_by_the_audit(run, script):
     if not planned:
         pytest.skip(f"{script} is not in lecture/plan.toml yet")
     listed = {row["key"]: row["scenes"] for row in numbers_with_scenes(planned, all_numbers())}
-    missing = [k for k in run.numbers_read if planned[0].name not in listed.get(k, [])]
+    read = [k for k, v in run.numbers_read.items() if not _is_dataset_read(v)]
+    missing = [k for k in read if planned[0].name not in listed.get(k, [])]
     assert not missing, f"read by the scene but not attributed to it by the audit: {missing}"
+
+
+def _is_dataset_read(logged) -> bool:
+    """A dataset read is logged as its digest ("sha256:..."; see scenes/kit/datasets.py)."""
+    from ffn_core.numbers import DATASET_LOG_PREFIX
+
+    return isinstance(logged, str) and logged.startswith(DATASET_LOG_PREFIX)
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_datasets_the_scene_reads_are_registered_and_listed_with_it_by_their_digest(run, script):
+    from ffn_core.numbers import dataset
+    from lecture.listing import dataset_rows
+
+    read = {k: v for k, v in run.numbers_read.items() if _is_dataset_read(v)}
+    for key, logged in read.items():
+        assert logged == dataset(key).logged, f"{key}: the scene logged {logged}, the registry holds another digest"
+    planned = [s for s in load_plan() if s.script == script]
+    if not planned or not read:
+        return
+    rows = {row["key"]: row for row in dataset_rows(planned, [dataset(k) for k in read])}
+    missing = [k for k in read if planned[0].name not in rows[k]["scenes"]]
+    assert not missing, f"datasets read by the scene but not attributed to it by `numbers --json`: {missing}"
+    assert all(rows[k]["sha256"] == read[k].removeprefix("sha256:") for k in read)
+
+
+def test_numbers_json_lists_every_dataset_with_its_shape_source_and_sha256_after_the_numbers():
+    import hashlib
+
+    from ffn_core.numbers import all_datasets, canonical_json
+    from lecture.listing import audit_lines, audit_rows
+
+    rows = audit_rows(load_plan())
+    kinds = [row.get("kind", "number") for row in rows]
+    assert kinds == sorted(kinds, key=lambda k: k == "dataset"), "numbers first, then datasets"
+    datasets = {row["key"]: row for row in rows if row.get("kind") == "dataset"}
+    assert set(datasets) == {d.key for d in all_datasets()}
+    for d in all_datasets():
+        row = datasets[d.key]
+        assert row["sha256"] == hashlib.sha256(canonical_json(d.value).encode()).hexdigest()
+        assert row["source"] == d.source and row["shape"].startswith(type(d.value).__name__ + "(")
+    assert datasets["xor.solution"]["scenes"] == ["xor"]  # found in the scene's source
+    assert any(line.startswith("xor.solution\tsha256:") for line in audit_lines(rows))
 
 
 @pytest.mark.parametrize("script", sorted(SCENES))
@@ -238,3 +282,49 @@ def test_a_scaled_clock_time_played_after_the_clock_moved_is_refused():
         with pytest.raises(TimelineError, match="scaled clock time asked for at 0.00 s is played at 2.00 s"):
             scene._refuse_stale(stale)
         scene._refuse_stale(0.5 * ClockTime(2.0, 4.0))  # asked for now: fine
+
+
+# -- what scenes may import from ffn_core ----------------------------------------------------
+# Scenes read data only through the audited registry (`ffn_core.numbers`: numbers and
+# datasets, which `numbers --json` lists) and draw with pure shape functions
+# (`ffn_core.shapes`). A solver imported directly would feed the screen unaudited.
+ALLOWED_FFN_CORE = {"ffn_core.numbers", "ffn_core.shapes"}
+SCENE_SOURCES = sorted([*(REPO / "scenes").glob("*.py"), *(REPO / "scenes" / "kit").glob("*.py")])
+
+
+def ffn_core_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every `ffn_core` module `path` imports, lazy imports included;
+    `from ffn_core import x` counts as `ffn_core.x`."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            module = node.module or ""
+            names = [f"{module}.{alias.name}" for alias in node.names] if module == "ffn_core" else [module]
+        else:
+            continue
+        found += [(node.lineno, name) for name in names if name.split(".")[0] == "ffn_core"]
+    return found
+
+
+def test_the_import_rule_sees_lazy_and_package_imports(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from ffn_core.numbers import number\nfrom ffn_core import shapes, xor\ndef f():\n    import ffn_core.approx\n",
+        encoding="utf-8",
+    )
+    imported = [m for _, m in ffn_core_imports(probe)]
+    assert imported == ["ffn_core.numbers", "ffn_core.shapes", "ffn_core.xor", "ffn_core.approx"]
+    assert [m for m in imported if m not in ALLOWED_FFN_CORE] == ["ffn_core.xor", "ffn_core.approx"]
+
+
+@pytest.mark.parametrize("path", SCENE_SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_scenes_import_from_ffn_core_only_the_registry_and_shapes(path):
+    bad = [f"{path.relative_to(REPO)}:{line}: {m}" for line, m in ffn_core_imports(path) if m not in ALLOWED_FFN_CORE]
+    assert not bad, (
+        "a scene reads data through ffn_core.numbers (number / dataset) and draws with ffn_core.shapes; "
+        f"these import ffn_core directly: {bad}"
+    )

@@ -1,6 +1,9 @@
 """Numbers of the scene «attention»: every stage of the fact model's first attention layer
 on "el limón es ácido", per head (``ffn_core.attention_walk.solve()``).
 
+The whole walk is also registered as the dataset ``attention.walk`` (the scene draws its
+matrices and asks it which token each head looks at).
+
 Heads are numbered from 1 in the keys, as on screen ("cabeza 1"). Matrices are tuples of
 rows; rows are the sentence's tokens in order. The model's width, head count and the scale
 1/sqrt(head_dim) are already registered as memory.d_model, memory.n_heads and
@@ -9,7 +12,7 @@ memory.attention.scale (the same model; tests check they agree).
 
 from __future__ import annotations
 
-from ffn_core.numbers import FRACTION, WIDTH, Number
+from ffn_core.numbers import FRACTION, WIDTH, Dataset, Number
 
 PREFIX = "attention"
 
@@ -23,6 +26,12 @@ def numbers() -> tuple[Number, ...]:
         Number("attention.layer_number", walk.layer + 1, "block (1-based)", f"{call}.layer + 1"),
         Number("attention.head_dim", walk.head_dim, WIDTH, f"{call}.head_dim"),
         Number("attention.input", walk.input, "matrix (tokens x d_model)", f"{call}.input"),
+        Number(
+            "attention.focus_query",
+            FOCUS_QUERY,
+            "word (the query row the lecture follows)",
+            "ffn_core.attention_walk.FOCUS_QUERY",
+        ),
     ]
     for head in walk.heads:
         name, at = f"attention.head{head.head + 1}", f"{call}.heads[{head.head}]"
@@ -50,3 +59,16 @@ def numbers() -> tuple[Number, ...]:
         ),
     ]
     return tuple(found)
+
+
+def datasets() -> tuple[Dataset, ...]:
+    from ffn_core.attention_walk import solve
+
+    return (
+        Dataset(
+            "attention.walk",
+            solve(),
+            "the sentence's tokens and every stage of each head (q, k, v, scores, weights, output)",
+            "ffn_core.attention_walk.solve()",
+        ),
+    )

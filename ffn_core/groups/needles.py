@@ -1,8 +1,10 @@
-"""Numbers of the compass-needle scene: a tray of real MiniLM FFN neurons reading two words."""
+"""Numbers of the compass-needle scene: a tray of real MiniLM FFN neurons reading two words.
+
+The tray itself (every needle's neuron and its readings) is the dataset ``needles.tray``."""
 
 from __future__ import annotations
 
-from ffn_core.numbers import WIDTH, Number
+from ffn_core.numbers import WIDTH, Dataset, Number
 
 PREFIX = "needles"
 
@@ -65,6 +67,19 @@ def numbers() -> tuple[Number, ...]:
             Number(f"needles.{which}.layer_n_standing", r.layer_n_standing, "neurons", f"{at}.layer_n_standing"),
         ]
     return tuple(found)
+
+
+def datasets() -> tuple[Dataset, ...]:
+    from ffn_core.needles import tray
+
+    return (
+        Dataset(
+            "needles.tray",
+            tray(),
+            "the sampled neurons and, per word, every needle's pre-activation, angle and standing",
+            "ffn_core.needles.tray()",
+        ),
+    )
 
 
 def _exact_ratio(a: int, b: int) -> int | float:

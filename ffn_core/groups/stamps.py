@@ -1,11 +1,14 @@
 """Numbers of the stamps scene: one FFN of the fact model read as keys pressing values.
 
+The whole reading (the prompt, every stamp's term, the words the loudest one pushes) is the
+dataset ``stamps.reading``.
+
 Unit numbers are 1-based for the viewer ("unidad 93" is index 92); blocks likewise.
 """
 
 from __future__ import annotations
 
-from ffn_core.numbers import FRACTION, WIDTH, Number
+from ffn_core.numbers import FRACTION, WIDTH, Dataset, Number
 
 PREFIX = "stamps"
 
@@ -80,4 +83,17 @@ def numbers() -> tuple[Number, ...]:
             "stamps.loudest_boosts", tuple(w.boost for w in r.loudest_words), "logit", f"{call}.loudest_words[*].boost"
         ),
         Number("stamps.top_boost", r.loudest_words[0].boost, "logit", f"{call}.loudest_words[0].boost"),
+    )
+
+
+def datasets() -> tuple[Dataset, ...]:
+    from ffn_core.stamps import read_stamps
+
+    return (
+        Dataset(
+            "stamps.reading",
+            read_stamps(),
+            "one FFN read as stamps: the prompt, every active unit's term, the page's partial sums, pushed words",
+            "ffn_core.stamps.read_stamps()",
+        ),
     )

@@ -95,7 +95,7 @@ class ErrorChart(VGroup):
 
 def fit_heights(fit) -> np.ndarray:
     """The fitted curve's height at each of its folds, computed from its own output layer."""
-    from ffn_core.approx import relu_features
+    from ffn_core.shapes import relu_features
 
     folds = np.asarray(fit.folds, dtype=float)
     return relu_features(folds, folds) @ np.asarray(fit.output_weights) + fit.output_bias

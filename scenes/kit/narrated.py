@@ -224,6 +224,13 @@ class NarratedScene(Scene):
         self.numbers_read[key] = value
         return value
 
+    def dataset(self, key: str):
+        """A rich result (a tray, a fit, a walk) from `ffn_core`'s audited registry, logged
+        by its SHA-256 digest like a number by its value."""
+        from scenes.kit.datasets import read_dataset
+
+        return read_dataset(self, key)
+
     # -- checks and log ----------------------------------------------------------------
     def _check_layout(self, beat: str) -> None:
         # Runs with animations skipped too: each play still leaves its end state, so a

@@ -1,7 +1,7 @@
 """Compass needles: one needle per FFN neuron, turned by a word passing over them like a magnet.
 
 A `Needle` is a two-coloured diamond on a pivot. Its angle is the value it shows, through
-`ffn_core.needles.needle_angle_deg` (0 lies flat, +90 points up at the magnet, -90 away).
+`ffn_core.shapes.needle_angle_deg` (0 lies flat, +90 points up at the magnet, -90 away).
 Its north half is coloured by what the value means at that stage: at rest, muted; while a
 word is read, by sign (palette POSITIVE / NEGATIVE); after the threshold, ACTIVE when it
 stands (value > 0) and INACTIVE when laid flat. A `NeedleTray` holds a grid of needles in a
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from manim import LEFT, RIGHT, Animation, AnimationGroup, Circle, Polygon, Rectangle, RoundedRectangle, VGroup, VMobject
 
-from ffn_core.needles import needle_angle_deg
+from ffn_core.shapes import needle_angle_deg
 from scenes.kit import palette
 from scenes.kit import typography as ty
 
