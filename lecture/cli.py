@@ -41,6 +41,9 @@ def parser() -> argparse.ArgumentParser:
     p_story.add_argument("--quality", default="preview", choices=list(QUALITIES))
     p_story.add_argument("--only", nargs="+", metavar="ESCENA", help="solo estas escenas")
 
+    p_gallery = sub.add_parser("gallery", help="una lámina con cada dibujo de scenes/kit/ y su nombre")
+    p_gallery.add_argument("--quality", default="preview", choices=list(QUALITIES))
+
     p_numbers = sub.add_parser("numbers", help="cada número que la clase muestra o dice")
     p_numbers.add_argument("--json", action="store_true", help="como lista JSON")
 
@@ -94,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             return _numbers(args)
         if args.command == "storyboard":
             return _storyboard(args)
+        if args.command == "gallery":
+            return _gallery(args, console)
         if args.command == "publish":
             return _publish(args, console)
         if args.command == "check":
@@ -153,20 +158,29 @@ def _storyboard(args) -> int:
     return 0
 
 
+def _gallery(args, console: Console) -> int:
+    from lecture.build import build_dir, renders_dir
+    from lecture.gallery import write_gallery
+
+    page, sheets = write_gallery(renders_dir() / args.quality / "gallery", args.quality, build_dir() / "gallery")
+    for sheet in sheets:
+        for problem in sheet.problems:
+            console.print(f"aviso: {sheet.image.name}: {escape(problem)}", highlight=False, soft_wrap=True)
+    print(page)
+    return 0
+
+
 def _numbers(args) -> int:
-    from ffn_core.numbers import all_numbers
-    from lecture.audit import numbers_with_scenes
     from lecture.build import build_dir
+    from lecture.listing import audit_lines, audit_rows
     from lecture.plan import load_plan
 
-    rows = numbers_with_scenes(load_plan(), all_numbers(), build_dir())
+    rows = audit_rows(load_plan(), build_dir())
     if args.json:
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         print()
     else:
-        for row in rows:
-            scenes = ",".join(row["scenes"]) or "-"
-            print(f"{row['key']}\t{row['value']}\t{row['unit']}\t{scenes}")
+        print("\n".join(audit_lines(rows)))
     return 0
 
 
