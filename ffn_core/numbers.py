@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-Value = int | float | tuple | str
+Value = int | float | tuple[object, ...] | str
 
 PARAMETERS = "parameters"
 FRACTION = "fraction (0-1)"
@@ -79,7 +79,7 @@ class Dataset:
 DATASET_LOG_PREFIX = "sha256:"
 
 
-def _plain(value, where: str):
+def _plain(value: object, where: str) -> object:
     """``value`` as JSON-ready data: dataclasses as field dicts, tuples and arrays as lists."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -95,7 +95,7 @@ def _plain(value, where: str):
     raise TypeError(f"dataset {where}: {type(value).__name__} has no canonical form (use tuples, dataclasses)")
 
 
-def canonical_json(value, key: str = "value") -> str:
+def canonical_json(value: object, key: str = "value") -> str:
     """One serialisation per content: keys sorted, no spaces, floats as their shortest repr.
 
     Equal content gives equal text whatever the container: a tuple, a list and a numpy array
@@ -104,7 +104,7 @@ def canonical_json(value, key: str = "value") -> str:
     return json.dumps(_plain(value, key), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def shape_of(value) -> str:
+def shape_of(value: object) -> str:
     """A one-line description of ``value``'s structure: a dataclass's fields with their
     lengths, a tuple's length and its first item's shape."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -116,7 +116,7 @@ def shape_of(value) -> str:
     return _size(value)
 
 
-def _size(value) -> str:
+def _size(value: object) -> str:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return type(value).__name__
     if isinstance(value, (tuple, list)):
@@ -643,7 +643,7 @@ def dataset(key: str) -> Dataset:
     return group[key]
 
 
-def logged_value(key: str):
+def logged_value(key: str) -> Value:
     """What a scene's log records for ``key``: a number's value, or ``"sha256:<digest>"``
     for a dataset. Comparing it with a log says whether what the scene read has changed."""
     try:

@@ -266,6 +266,8 @@ def layout(
             score = (fits, round(min(scales), 2), round(shrink, 6), area)
             if best_score is None or score > best_score:
                 best, best_score = tuple(slots), score
+    if best is None:
+        raise ValueError("nothing to lay out: a gallery sheet needs at least one drawing")
     return best
 
 
@@ -329,7 +331,7 @@ def compose(sheet: Sheet, samples: Mapping[type, Callable], frame: tuple[float, 
                 tuple(_box(part) for part in label),
                 slot.scale,
                 _smallest_text_px(mob),
-                _smallest_text_px(label),
+                _smallest_text_px(label) or 0.0,  # a label is always text
             )
         )
     return page, tuple(placed)

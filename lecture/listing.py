@@ -49,7 +49,12 @@ def scene_rows(plan: tuple[PlannedScene, ...], work_root: Path) -> list[dict]:
     digest = cache.numbers_digest()
     rows = []
     for scene in plan:
-        row = {"name": scene.name, "class": scene.class_name, "module": str(scene.module), "script": scene.script}
+        row: dict[str, object] = {
+            "name": scene.name,
+            "class": scene.class_name,
+            "module": str(scene.module),
+            "script": scene.script,
+        }
         try:
             timeline = build_timeline(scene.script, script=scene.load_script())
         except Exception as err:  # noqa: BLE001 - listed with its error, the others still listed

@@ -32,7 +32,7 @@ from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.neurons import NeuronGrid
 from scenes.kit.stamps import Page, Stamp
-from scenes.kit.steps import play_in_steps
+from scenes.kit.steps import Step, play_in_steps
 from scenes.kit.tokens import TokenChip, TokenRow
 
 CELL, GAP = 0.42, 0.05  # one print size for every page and stamp of the scene
@@ -261,7 +261,7 @@ class Stamps(NarratedScene):
         first = self.number("stamps.n_pressed")
         waves = 4
         size = -(-len(rest) // waves)
-        steps = []
+        steps: list[Step] = []
         for w in range(waves):
             group = rest[w * size : (w + 1) * size]
             if not len(group):

@@ -47,7 +47,7 @@ from scenes.kit.stencil import (
     paint_stream,
     spray_cone,
 )
-from scenes.kit.steps import play_in_steps
+from scenes.kit.steps import Step, play_in_steps
 
 PITCH = 1.45  # distance between two channels' holes
 CHANNELS_X = 1.3  # the channels' centre: the left of the frame keeps the row names
@@ -339,7 +339,7 @@ class Stencil(NarratedScene):
         """Entry j of the output appears while column j of W_2 is lit, one column after another."""
         count = len(out_row)
         boxes = [SurroundingRectangle(matrix.column(j), color=palette.HIGHLIGHT, buff=0.08) for j in range(count)]
-        steps = [((Create(boxes[0]), FadeIn(out_row[0])), 1 / count)]
+        steps: list[Step] = [((Create(boxes[0]), FadeIn(out_row[0])), 1 / count)]
         for j in range(1, count):
             steps.append(((Transform(boxes[0], boxes[j]), FadeIn(out_row[j])), None if j == count - 1 else 1 / count))
         play_in_steps(self, window, *steps)

@@ -76,7 +76,7 @@ def trace_block_shapes(model: str = MODEL, seq_len: int = LLAMA2_CONTEXT_LENGTH)
     if whole.shape != added2.shape:
         raise RuntimeError(f"{model}: block forward gives {tuple(whole.shape)}, the stages {tuple(added2.shape)}")
 
-    def rows_cols(t) -> Shape:
+    def rows_cols(t: torch.Tensor) -> Shape:
         return (int(t.shape[1]), int(t.shape[2]))
 
     return BlockShapes(

@@ -7,7 +7,11 @@ plus this group's own numbers, itself included.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ffn_core.numbers import Number
+
+Provider = Callable[[], tuple[Number, ...]]
 
 PREFIX = "cards"
 
@@ -31,14 +35,14 @@ def numbers() -> tuple[Number, ...]:
     return (*own, size)
 
 
-def _other_providers() -> list:
+def _other_providers() -> list[Provider]:
     from ffn_core import numbers as registry
 
     mine = numbers
     return [p for p in dict.fromkeys(registry._all_providers().values()) if p is not mine]
 
 
-def _keys(provider) -> dict:
+def _keys(provider: Provider) -> dict[str, Number]:
     from ffn_core import numbers as registry
 
     return registry._group(provider)

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ffn_core.numbers import Number
 
 PREFIX = "iceberg"
 
@@ -112,7 +116,7 @@ def whole_model(model: str) -> WholeModel:
     )
 
 
-def numbers():
+def numbers() -> tuple[Number, ...]:
     from ffn_core.numbers import FRACTION, PARAMETERS, Number
     from ffn_core.params import get_config
 

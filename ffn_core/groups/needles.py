@@ -15,8 +15,7 @@ def numbers() -> tuple[Number, ...]:
 
     t = tray()
     call = "ffn_core.needles.tray()"
-    d_ff = number("pretrained.minilm.d_ff").value
-    d_model = number("pretrained.minilm.d_model").value
+    d_ff, d_model = _width(number("pretrained.minilm.d_ff")), _width(number("pretrained.minilm.d_model"))
     if (d_ff, d_model) != (t.d_ff, t.d_model):
         raise RuntimeError(
             f"{call} reads a layer of {t.d_model} -> {t.d_ff}, but the registry's MiniLM is "
@@ -80,6 +79,12 @@ def datasets() -> tuple[Dataset, ...]:
             "ffn_core.needles.tray()",
         ),
     )
+
+
+def _width(found: Number) -> int:
+    if not isinstance(found.value, int):
+        raise TypeError(f"{found.key} should be a whole number of dimensions, got {found.value!r}")
+    return found.value
 
 
 def _exact_ratio(a: int, b: int) -> int | float:
