@@ -7,9 +7,6 @@ the kit's mobjects are built and measured (cheap). The preview build
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -17,12 +14,6 @@ from ffn_core.collapse import solve as solve_collapse
 from ffn_core.numbers import number
 from ffn_core.xor import VIEW, clip_line
 from ffn_core.xor import solve as solve_xor
-
-REPO = Path(__file__).resolve().parent.parent
-SCENES = {"panorama": REPO / "scenes" / "panorama.py", "xor": REPO / "scenes" / "xor.py"}
-BEAT_RE = re.compile(r"self\.beat\(\"([a-z0-9_]+)\"\)")
-UNTIL_RE = re.compile(r"until\(\"([a-z0-9_]+)\"\)")
-NUMBER_RE = re.compile(r"number\(\s*[\"']([a-z0-9_.]+)[\"']")
 
 
 def test_panorama_shows_the_collapse_numbers_ffn_core_computes():
