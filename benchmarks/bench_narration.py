@@ -8,7 +8,10 @@ the scripts read are resolved from ffn_core once, before the clock starts, so th
 measure the narration alone. The real-time factor (RTF) is synthesis time over audio time
 (lower is faster; the lecture's target for Kokoro is at most 0.4 on 2 cores); the CPU
 column is processor seconds (all threads) per second of audio, which a busy machine
-inflates less than the wall clock. Kokoro's model load is timed apart. With --mix, each
+inflates less than the wall clock, and the cores column is processor time over wall time:
+how many cores the synthesis really got (2 on an idle 2-core machine; less when others
+share it, which then bounds the RTF at CPU s/s over cores). The load average is printed as
+each engine starts. Kokoro's model load is timed apart. With --mix, each
 engine's narration track is also assembled, normalised to -16 LUFS and subtitled, and
 those steps are timed too. The user's cache is not touched.
 """
@@ -65,11 +68,15 @@ def main(argv: list[str]) -> int:
         summary.append(run_engine(choice.engine, scripts, values, args.mix))
     if summary:
         print()
-        print(f"{'engine':<12}{'audio s':>9}{'synth s':>9}{'RTF':>7}{'CPU s/s':>9}{'load s':>8}{'cached s':>10}")
+        print(
+            f"{'engine':<12}{'audio s':>9}{'synth s':>9}{'RTF':>7}{'CPU s/s':>9}{'cores':>7}"
+            f"{'model load s':>14}{'cached s':>10}{'load avg':>10}"
+        )
         for row in summary:
             print(
                 f"{row['engine']:<12}{row['audio']:>9.1f}{row['scratch']:>9.1f}{row['scratch'] / row['audio']:>7.2f}"
-                f"{row['cpu'] / row['audio']:>9.2f}{row['load']:>8.1f}{row['cached']:>10.3f}"
+                f"{row['cpu'] / row['audio']:>9.2f}{row['cpu'] / row['scratch']:>7.2f}{row['load']:>14.1f}"
+                f"{row['cached']:>10.3f}{row['loadavg']:>10.1f}"
             )
         print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
@@ -88,7 +95,9 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
         os.environ["FFN_RECORDINGS_DIR"] = str(Path(tmp) / "no_recordings")
         from voiceover.timeline import NarrationStats, build_timeline
 
+        loadavg = os.getloadavg()[0]
         print(f"\nengine: {engine.name} {engine.settings()}")
+        print(f"load average: {loadavg:.1f}")
         load_s = 0.0
         if engine.name == "kokoro":  # the model's load, once per process, timed apart
             from voiceover.engines.kokoro import _runtime
@@ -97,7 +106,10 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
             _runtime(engine.root)
             load_s = time.perf_counter() - start
             print(f"model load: {load_s:.1f} s")
-        print(f"{'scene':<16}{'audio s':>9}{'clips':>10}{'scratch s':>11}{'cache s':>9}{'RTF':>7}")
+        print(
+            f"{'scene':<16}{'audio s':>9}{'clips':>10}{'scratch s':>11}{'cache s':>9}"
+            f"{'RTF':>7}{'CPU s/s':>9}{'cores':>7}"
+        )
         totals = [0.0, 0, 0.0, 0.0, 0.0]
         timelines = []
         for entry, script in scripts:
@@ -115,7 +127,7 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
             n = first.synthesized
             print(
                 f"{entry.scene:<16}{timeline.total_s:>9.1f}{n:>10}{scratch:>11.2f}{cached:>9.3f}"
-                f"{scratch / timeline.total_s:>7.2f}",
+                f"{scratch / timeline.total_s:>7.2f}{cpu / timeline.total_s:>9.2f}{cpu / scratch:>7.2f}",
                 flush=True,
             )
             totals = [
@@ -127,7 +139,7 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
             ]
         print(
             f"{'total':<16}{totals[0]:>9.1f}{totals[1]:>10}{totals[2]:>11.2f}{totals[3]:>9.3f}"
-            f"{totals[2] / totals[0]:>7.2f}"
+            f"{totals[2] / totals[0]:>7.2f}{totals[4] / totals[0]:>9.2f}{totals[4] / totals[2]:>7.2f}"
         )
 
         if mix:
@@ -159,6 +171,7 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
         "cached": totals[3],
         "cpu": totals[4],
         "load": load_s,
+        "loadavg": loadavg,
     }
 
 

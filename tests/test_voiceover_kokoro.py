@@ -18,7 +18,14 @@ from voiceover.engines.espeak import EspeakEngine
 from voiceover.engines.kokoro import KokoroEngine, parse_speed
 from voiceover.mix import MIX_RATE_HZ, normalize, write_scene_track
 from voiceover.script import load_script
-from voiceover.timeline import NarrationStats, build_timeline, clip_key, load_timeline, timeline_path
+from voiceover.timeline import (
+    NarrationStats,
+    build_timeline,
+    clip_key,
+    load_timeline,
+    speak_sentences,
+    timeline_path,
+)
 
 SCRIPT = '''title = "Prueba"
 
@@ -70,6 +77,31 @@ class WordsEngine:
         tone[: starts[0]] = 0
         soundfile.write(str(out_wav), tone.astype(np.float32), MIX_RATE_HZ, subtype="PCM_16", format="WAV")
         return starts
+
+
+@dataclass(frozen=True)
+class ManyWordsEngine(WordsEngine):
+    """`WordsEngine` that can also be handed several sentences at once, like Kokoro; it
+    records each batch (`batches`) besides every sentence it speaks (`calls`)."""
+
+    batches: list = field(default_factory=list, compare=False, hash=False)
+    name: str = "palabras"
+
+    def synthesize_sentences(self, sentences, out_wavs):
+        self.batches.append([list(units) for units in sentences])
+        return [self.synthesize_words(units, out) for units, out in zip(sentences, out_wavs)]
+
+
+TWO_BEATS = (
+    SCRIPT
+    + '''
+[[beat]]
+name = "dos"
+text = """
+Las neuronas {#leen} leen patrones. Unas se encienden y otras callan. {#final} Así funciona.
+"""
+'''
+)
 
 
 def sentence_clips(tmp_path) -> dict[tuple, tuple[Path, list[int]]]:
@@ -173,6 +205,95 @@ def test_the_installed_files_match_their_pins():
         assert assets.check_voice(name).stat().st_size == 510 * 256 * 4
 
 
+def quantized_conv_model(with_bias: bool):
+    """A one-convolution graph quantised the way Kokoro-82M's int8 vocoder is, with its
+    dequantised weights and its bias (zeros without one)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(7)
+    w_q = rng.integers(0, 256, size=(6, 4, 5), dtype=np.uint8)
+    w_zero, w_scale = np.uint8(131), np.float32(0.0123)
+    bias = rng.normal(size=6).astype(np.float32)
+    init = [
+        numpy_helper.from_array(w_q, "w_q"),
+        numpy_helper.from_array(np.array(w_zero), "w_zero"),
+        numpy_helper.from_array(np.array(w_scale), "w_scale"),
+    ]
+    conv = "/decoder/generator/conv/Conv_quant"
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["x_q", "x_scale", "x_zero"], name="x_quantize"),
+        helper.make_node("Mul", ["x_scale", "w_scale"], ["scale"], name="scales_mul"),
+        helper.make_node(
+            "ConvInteger", ["x_q", "w_q", "x_zero", "w_zero"], ["y_int"], name=conv, pads=[4, 4], dilations=[2]
+        ),
+    ]
+    last = "y_int"
+    if with_bias:
+        init += [
+            numpy_helper.from_array(bias, "bias"),
+            numpy_helper.from_array(np.array([1, -1, 1], np.int64), "bias_shape"),
+        ]
+        nodes += [
+            helper.make_node("Div", ["bias", "scale"], ["bias_div"], name="bias_div"),
+            helper.make_node("Floor", ["bias_div"], ["bias_floor"], name="bias_floor"),
+            helper.make_node("Cast", ["bias_floor"], ["bias_int"], to=TensorProto.INT32, name="bias_cast"),
+            helper.make_node("Reshape", ["bias_int", "bias_shape"], ["bias_r"], name="bias_reshape"),
+            helper.make_node("Add", ["y_int", "bias_r"], ["y_biased"], name="bias_add"),
+        ]
+        last = "y_biased"
+    nodes += [
+        helper.make_node("Cast", [last], ["y_float"], to=TensorProto.FLOAT, name="y_cast"),
+        helper.make_node("Mul", ["y_float", "scale"], ["y"], name="output_scale_mul"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, None])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        init,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    weight = (w_q.astype(np.float32) - float(w_zero)) * w_scale
+    return model, weight, bias if with_bias else np.zeros(6, np.float32)
+
+
+def run_graph(model, x: np.ndarray) -> np.ndarray:
+    import onnxruntime as rt
+
+    session = rt.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x})[0]
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_the_vocoder_s_quantised_convolutions_become_float_ones_with_the_same_weights(with_bias):
+    model, weight, bias = quantized_conv_model(with_bias)
+    x = np.random.default_rng(3).normal(size=(1, 4, 40)).astype(np.float32)
+    quantised = run_graph(model, x)
+    assert assets.float_decoder_convs(model, Path("prueba.onnx"), prefix="/decoder/") == 1
+    assert {n.op_type for n in model.graph.node} == {"Conv"}  # quantisers and scales dropped
+    # The dilated convolution (pads 4, dilation 2) written out with numpy.
+    padded = np.pad(x[0], ((0, 0), (4, 4)))
+    expected = np.array(
+        [
+            [
+                bias[o] + sum(weight[o, i, k] * padded[i, t + 2 * k] for i in range(4) for k in range(5))
+                for t in range(40)
+            ]
+            for o in range(6)
+        ]
+    )
+    floated = run_graph(model, x)[0]
+    assert np.allclose(floated, expected, atol=1e-4)
+    # Only the 8-bit rounding of the input is gone: the int8 graph said nearly the same.
+    assert np.max(np.abs(quantised[0] - expected)) < 0.05 * np.max(np.abs(expected))
+
+
+def test_a_graph_that_is_not_kokoro_s_is_refused_by_the_float_edit():
+    model, _, _ = quantized_conv_model(True)
+    with pytest.raises(assets.KokoroAssetError, match="no quantised convolution under /vocoder/"):
+        assets.float_decoder_convs(model, Path("otro.onnx"), prefix="/vocoder/")
+
+
 # --- sentences spoken whole, bookmarks on word starts (fake engine) -------------------------
 
 
@@ -225,6 +346,64 @@ def test_an_edit_resynthesises_only_the_sentence_it_touched_and_a_voice_switch_e
     assert len(calls) == 2
 
 
+def test_a_scene_s_missing_sentences_go_to_the_engine_together_and_are_cached_one_by_one(tmp_path):
+    one_by_one: list = []
+    alone = build_timeline("prueba", engine=WordsEngine(one_by_one), script=script_at(tmp_path, TWO_BEATS))
+    calls: list = []
+    engine = ManyWordsEngine(calls)
+    stats = NarrationStats()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FFN_CACHE_DIR", str(tmp_path / "cache2"))
+        together = build_timeline("prueba", engine=engine, script=script_at(tmp_path, TWO_BEATS), stats=stats)
+    # Both beats' five sentences in one batch, each still its own call...
+    assert engine.batches == [one_by_one] and calls == one_by_one and len(calls) == 5
+    assert stats.synthesized == 5 and stats.cached == 0
+    # ...so the timeline is the one sentence-by-sentence synthesis gives, to the sample.
+    assert together.bookmark_times() == alone.bookmark_times()
+    assert [b.speech_s for b in together.beats] == [b.speech_s for b in alone.beats]
+    for beat_alone, beat_together in zip(alone.beats, together.beats):
+        audio = [
+            np.concatenate([soundfile.read(s.clip, dtype="int16")[0] for s in b.segments if s.clip])
+            for b in (beat_alone, beat_together)
+        ]
+        assert np.array_equal(*audio)
+        # The segments' clips add up to the beat's sentences, sample for sample.
+        assert len(audio[1]) == round(beat_together.speech_s * MIX_RATE_HZ)
+
+
+def test_an_edit_hands_the_engine_only_the_sentence_it_touched(tmp_path):
+    calls: list = []
+    engine = ManyWordsEngine(calls)
+    before = build_timeline("prueba", engine=engine, script=script_at(tmp_path, TWO_BEATS))
+    assert len(engine.batches) == 1 and len(calls) == 5
+    calls.clear()
+    engine.batches.clear()
+    edited = TWO_BEATS.replace("Unas se encienden y otras callan.", "Unas se encienden, otras no.")
+    stats = NarrationStats()
+    after = build_timeline("prueba", engine=engine, script=script_at(tmp_path, edited), stats=stats)
+    assert calls == [["Unas", "se", "encienden,", "otras", "no."]] and engine.batches == []
+    assert stats.synthesized == 1 and stats.cached == 4
+    # What comes before the edit keeps its times; the bookmark after it moves with it.
+    assert after.beats[0] == before.beats[0]
+    assert after.beats[1].bookmarks["leen"] == before.beats[1].bookmarks["leen"]
+    assert after.beats[1].bookmarks["final"] != before.beats[1].bookmarks["final"]
+    # Two edits at once go to the engine together.
+    calls.clear()
+    twice = edited.replace("Así funciona.", "Así trabaja.").replace("Y trabaja en silencio.", "Y calla.")
+    build_timeline("prueba", engine=engine, script=script_at(tmp_path, twice))
+    assert engine.batches == [[["Y", "calla."], ["Así", "trabaja."]]] and len(calls) == 2
+
+
+def test_a_sentence_said_twice_in_a_scene_is_spoken_once(tmp_path):
+    calls: list = []
+    body = SCRIPT.replace("Y trabaja en silencio.", "Y trabaja en silencio. Y trabaja en silencio.")
+    stats = NarrationStats()
+    build_timeline("prueba", engine=ManyWordsEngine(calls), script=script_at(tmp_path, body), stats=stats)
+    assert len(calls) == 2 and stats.synthesized == 2 and stats.cached == 1
+    said = speak_sentences(ManyWordsEngine(calls), [["Y", "trabaja", "en", "silencio."]] * 2)
+    assert list(said) == [("Y", "trabaja", "en", "silencio.")] and not said[list(said)[0]].fresh and len(calls) == 2
+
+
 def test_the_lexicon_respells_for_the_speaker_only_with_espeak_too(tmp_path):
     spoken = []
 
@@ -271,6 +450,25 @@ def test_the_predicted_durations_add_up_to_the_audio_to_the_sample():
     audio, durations = runtime.infer(tokens, runtime.style("ef_dora", len(tokens), None), 0.9)
     assert len(durations) == len(tokens) + 2  # the two pad tokens too
     assert int(durations.sum()) * assets.FRAME_SAMPLES == len(audio)
+
+
+def test_sentences_spoken_side_by_side_sound_as_each_alone_to_the_sample(tmp_path):
+    engine = resolve_engine("kokoro").engine
+    sentences = [["Hola", "a", "todos."], ["Esto", "es", "una", "prueba."], ["Adiós."]]
+    together = engine.synthesize_sentences(sentences, [tmp_path / f"junto{i}.wav" for i in range(3)])
+    for i, units in enumerate(sentences):
+        alone = engine.synthesize_words(units, tmp_path / f"solo{i}.wav")
+        assert together[i] == alone and len(alone) == len(units) + 1 and alone[-1] % 1200 == 0
+        clips = [soundfile.read(str(tmp_path / f"{kind}{i}.wav"), dtype="int16")[0] for kind in ("junto", "solo")]
+        assert len(clips[0]) == alone[-1] and np.array_equal(*clips)
+
+
+def test_a_sentence_kokoro_cannot_say_fails_the_batch_with_its_error(tmp_path):
+    engine = resolve_engine("kokoro").engine
+    with pytest.raises(EngineError, match="nothing to say"):
+        engine.synthesize_sentences([[""], [" "]], [tmp_path / "a.wav", tmp_path / "b.wav"])
+    with pytest.raises(EngineError, match="2 sentences for 1 clips"):
+        engine.synthesize_sentences([["Hola."], ["Adiós."]], [tmp_path / "a.wav"])
 
 
 def test_kokoro_speaks_a_sentence_whole_with_exact_bookmarks(tmp_path):

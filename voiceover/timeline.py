@@ -15,7 +15,10 @@ The timeline is the only source of time for scenes. Times are measured, never es
 Clips are cached by what is said (after the speaker-only respellings of
 `voiceover/lexicon.es.toml`), engine and settings: editing one sentence re-synthesises
 that sentence only (or that segment, with a segment engine); switching voice
-re-synthesises everything. The timeline records which engine, voice and model spoke.
+re-synthesises everything. A scene's sentences missing from the cache are handed to an
+aligned engine together (`speak_sentences`), so Kokoro can speak them side by side; each
+is still spoken alone and cached alone. The timeline records which engine, voice and
+model spoke.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -229,26 +233,60 @@ class SpokenSentence:
         return self.starts[-1]
 
 
+def _sentence_paths(engine, units: Sequence[str]) -> tuple[Path, Path]:
+    key = clip_key(engine, json.dumps(list(units), ensure_ascii=False))
+    clip = cache_dir() / "clips" / f"{key}.wav"
+    return clip, clip.with_suffix(".words.json")
+
+
+def _cached_sentence(engine, units: Sequence[str]) -> SpokenSentence | None:
+    """The sentence's clip and word starts if the cache holds them intact."""
+    clip, words = _sentence_paths(engine, units)
+    if clip.exists() and words.exists():
+        try:
+            starts = tuple(json.loads(words.read_text(encoding="utf-8"))["starts"])
+            if len(starts) == len(units) + 1 and soundfile.info(str(clip)).frames == starts[-1]:
+                return SpokenSentence(clip, starts, False)
+        except (ValueError, KeyError, RuntimeError):
+            pass
+        damaged_clip(clip)
+    return None
+
+
 def speak_sentence(engine, units: Sequence[str]) -> SpokenSentence:
     """The cached clip and word starts of one sentence from an `AlignedEngine`; `units`
     are its words as the speaker says them. Cached by the words (so moving a bookmark
     inside a sentence re-synthesises nothing), engine and settings."""
-    key = clip_key(engine, json.dumps(list(units), ensure_ascii=False))
-    clip = cache_dir() / "clips" / f"{key}.wav"
-    words = clip.with_suffix(".words.json")
-    for attempt in range(2):
-        if clip.exists() and words.exists():
-            try:
-                starts = tuple(json.loads(words.read_text(encoding="utf-8"))["starts"])
-                if len(starts) == len(units) + 1 and soundfile.info(str(clip)).frames == starts[-1]:
-                    return SpokenSentence(clip, starts, attempt > 0)
-                damaged_clip(clip)
-            except (ValueError, KeyError, RuntimeError):
-                damaged_clip(clip)
-        with atomic_path(clip) as tmp:
-            starts = engine.synthesize_words(list(units), tmp)
-        write_json(words, {"units": list(units), "starts": [int(s) for s in starts]})
-    raise RuntimeError(f"{engine.name}: the clip of {' '.join(units)[:60]!r} does not match its word times")
+    return speak_sentences(engine, [units])[tuple(units)]
+
+
+def speak_sentences(engine, sentences: Sequence[Sequence[str]]) -> dict[tuple[str, ...], SpokenSentence]:
+    """`speak_sentence` for several sentences, by their units: those missing from the
+    cache are handed to the engine together when it can speak several at once
+    (`synthesize_sentences`, e.g. Kokoro side by side on every core), else one by one.
+    Each sentence is still its own call and its own cache entry."""
+    wanted = list(dict.fromkeys(tuple(units) for units in sentences))
+    said: dict[tuple[str, ...], SpokenSentence] = {}
+    made: set[tuple[str, ...]] = set()
+    for _ in range(2):
+        for units in wanted:
+            if units not in said and (found := _cached_sentence(engine, units)) is not None:
+                said[units] = replace(found, fresh=units in made)
+        missing = [units for units in wanted if units not in said]
+        if not missing:
+            return said
+        paths = [_sentence_paths(engine, units) for units in missing]
+        many = getattr(engine, "synthesize_sentences", None)
+        with ExitStack() as stack:
+            tmps = [stack.enter_context(atomic_path(clip)) for clip, _ in paths]
+            if callable(many) and len(missing) > 1:
+                all_starts = many([list(units) for units in missing], tmps)
+            else:
+                all_starts = [engine.synthesize_words(list(units), tmp) for units, tmp in zip(missing, tmps)]
+        for units, (_, words), starts in zip(missing, paths, all_starts):
+            write_json(words, {"units": list(units), "starts": [int(s) for s in starts]})
+        made.update(missing)
+    raise RuntimeError(f"{engine.name}: the clip of {' '.join(missing[0])[:60]!r} does not match its word times")
 
 
 def timeline_path(scene: str) -> Path:
@@ -282,8 +320,7 @@ def build_timeline(
     recorded = find_recordings(script, recordings)
     stats = stats if stats is not None else NarrationStats()
     aligned = is_aligned(engine)
-    clock = 0.0
-    beats = []
+    resolved_beats = []
     for beat in script.beats:
         resolved = []
         for raw in beat.segments:
@@ -297,8 +334,19 @@ def build_timeline(
                 raise ScriptError(
                     f"{script.path}:{beat.line_of(field_) if field_ else beat.line}: beat '{beat.name}': {err}"
                 ) from None
-        if aligned and not any((beat.name, i) in recorded for i in range(len(beat.segments))):
-            segments, cuts = _aligned_beat(engine, resolved, clock, stats)
+        whole = aligned and not any((beat.name, i) in recorded for i in range(len(beat.segments)))
+        resolved_beats.append((beat, resolved, whole))
+    # The scene's sentences missing from the cache go to the engine all at once, so one
+    # that can (Kokoro) speaks them side by side; each is still said alone, in one pass,
+    # and cached on its own.
+    said = speak_sentences(
+        engine, [units for _, resolved, whole in resolved_beats if whole for units in _sentences(engine, resolved)]
+    )
+    clock = 0.0
+    beats = []
+    for beat, resolved, whole in resolved_beats:
+        if whole:
+            segments, cuts = _aligned_beat(engine, resolved, clock, stats, said)
         else:
             segments, cuts = _segment_beat(engine, beat, resolved, recorded, clock, stats)
         marks = dict(zip(beat.bookmarks, cuts))
@@ -341,10 +389,9 @@ def _segment_beat(engine, beat, resolved, recorded, clock: float, stats: Narrati
 _SENTENCE_END_RE = re.compile(r"[.!?…][»\"')\]]*$")
 
 
-def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats):
-    """A beat spoken sentence by sentence, each in one pass; the bookmarks fall on the
-    first phoneme of the word after them and cut the audio into one clip per segment.
-    Returns (segments, bookmark times)."""
+def _beat_words(resolved) -> tuple[list[str], list[int], list[tuple[int, int]]]:
+    """A beat's spoken words, the word index of each bookmark (it sits before that word),
+    and each sentence's [first, last) word range."""
     words: list[str] = []
     bounds: list[int] = []  # word index where each bookmark sits (before that word)
     for i, (_, spoken) in enumerate(resolved):
@@ -356,11 +403,27 @@ def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats):
         if _SENTENCE_END_RE.search(word) or k == len(words) - 1:
             sentences.append((start, k + 1))
             start = k + 1
+    return words, bounds, sentences
+
+
+def _sentences(engine, resolved) -> list[list[str]]:
+    """The units of each of a beat's sentences, as the speaker says them."""
+    words, _, sentences = _beat_words(resolved)
+    return [[speaker_text(engine, w) for w in words[first:last]] for first, last in sentences]
+
+
+def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats, said=None):
+    """A beat spoken sentence by sentence, each in one pass; the bookmarks fall on the
+    first phoneme of the word after them and cut the audio into one clip per segment.
+    `said`: sentences already spoken (`speak_sentences`), each used once as fresh.
+    Returns (segments, bookmark times)."""
+    said = {} if said is None else said
+    words, bounds, _ = _beat_words(resolved)
     word_start: list[int] = []  # sample of each word in the beat's audio
     pieces: list[tuple[SpokenSentence, int]] = []  # each sentence and its offset in the beat
     offset = 0
-    for first, last in sentences:
-        spoken = speak_sentence(engine, [speaker_text(engine, w) for w in words[first:last]])
+    for units in _sentences(engine, resolved):
+        spoken = said.pop(tuple(units), None) or speak_sentence(engine, units)
         if spoken.fresh:
             stats.synthesized += 1
         else:
@@ -465,6 +528,7 @@ __all__ = [
     "timeline_path",
     "require_bookmarks",
     "speak_sentence",
+    "speak_sentences",
     "speaker_text",
     "FIELD_RE",
 ]

@@ -10,6 +10,17 @@ more output at load time: the duration it predicts for every phoneme token, in f
 the start of its first phoneme token, so a bookmark placed before a word is exact to the
 frame without cutting the sentence (`synthesize_words`). The 24 kHz audio is resampled to
 the clips' 48 kHz (x2 exactly, so every time stays a whole number of samples).
+
+Speed (see `benchmarks/bench_narration.py`). The model costs about 0.75 processor-seconds
+per second of speech, nearly all of it in the vocoder, whose convolutions run in float
+(`kokoro_assets.float_decoder_convs`: as int8 they took 60 % of the time). Several
+sentences given at once (`synthesize_sentences`; the timeline hands over a scene's
+missing sentences together) are spoken side by side, one per core, each call on one
+onnxruntime thread, so the cores never wait for each other; one call split over two
+threads makes them meet after each of the graph's ~3,000 operations. Sentences are never
+joined into one call: that costs as much per second of speech, shortens the pauses
+between them, and would make a sentence's sound depend on its neighbours, so on what the
+cache happened to hold.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ import os
 import re
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +45,7 @@ DEFAULT_LANG = "es-419"  # Latin American "s"; "es" gives the Castilian "θ"
 LANGS = ("es-419", "es")
 NATURAL_WPM = 165  # ef_dora's rate at speed 1.0, to read a speed in words per minute
 MAX_TOKENS = 500  # the model takes 510 tokens; a longer sentence is cut at a clause
-RULES = 1  # bump when the way text becomes a clip changes (part of the cache key)
+RULES = 2  # bump when the way text becomes a clip changes (part of the cache key); 2: float vocoder
 UPSAMPLE = CLIP_RATE_HZ // assets.MODEL_RATE_HZ  # 2
 _PUNCT = set(';:,.!?¡¿—…"«»“”()[] ')
 _CLAUSE_END_RE = re.compile(r"[,;:—–][»\"')]*$")
@@ -118,7 +130,7 @@ class KokoroEngine:
             "voice": self.voice,
             "speed": self.speed,
             "lang": self.lang,
-            "model": "Kokoro-82M v1.0 int8",
+            "model": "Kokoro-82M v1.0 int8 (float vocoder)",
             "model_sha256": assets.MODEL_SHA256,
         }
 
@@ -130,6 +142,7 @@ class KokoroEngine:
             "speed": self.speed,
             "lang": self.lang,
             "runtime": runtime_versions(),
+            "graph_edit": assets.TIMED_EDIT,
             "rules": RULES,
         }
 
@@ -137,6 +150,25 @@ class KokoroEngine:
 
     def synthesize(self, text: str, out_wav: Path) -> None:
         self.synthesize_words(text.split(), out_wav)
+
+    def synthesize_sentences(self, sentences: Sequence[Sequence[str]], out_wavs: Sequence[Path]) -> list[list[int]]:
+        """Several sentences, each spoken whole into its own clip exactly as
+        `synthesize_words` would (same audio, same word starts), side by side on the
+        runtime's workers (`FFN_KOKORO_THREADS`, default one per core up to 4). Returns
+        each sentence's word starts, in the order given."""
+        if len(sentences) != len(out_wavs):
+            raise EngineError(f"Kokoro was given {len(sentences)} sentences for {len(out_wavs)} clips")
+        if len(sentences) <= 1:
+            return [self.synthesize_words(units, out) for units, out in zip(sentences, out_wavs)]
+        workers = min(_runtime(self.root).workers, len(sentences))
+        # Longest first, so no core is left with a long sentence while the other idles.
+        order = sorted(range(len(sentences)), key=lambda i: -sum(len(u) for u in sentences[i]))
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="kokoro")
+        try:
+            started = {i: pool.submit(self.synthesize_words, sentences[i], out_wavs[i]) for i in order}
+            return [started[i].result() for i in range(len(sentences))]
+        finally:  # after an error or Ctrl-C, the sentences not yet begun are not spoken
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def synthesize_words(self, units: Sequence[str], out_wav: Path) -> list[int]:
         """One sentence in one pass (see `AlignedEngine`): writes `out_wav` at 48 kHz and
@@ -208,14 +240,16 @@ class _Runtime:
         except ImportError as err:
             raise EngineError(f"Kokoro's runtime is not installed ({err}); run ./setup.sh") from None
         path = assets.timed_model(root)  # made again from the PyPI parts if missing or damaged
+        # Sentences spoken at once (`KokoroEngine.synthesize_sentences`), one thread each.
+        self.workers = max(int(os.environ.get("FFN_KOKORO_THREADS") or min(os.cpu_count() or 1, 4)), 1)
         options = rt.SessionOptions()
-        threads = int(os.environ.get("FFN_KOKORO_THREADS") or min(os.cpu_count() or 1, 4))
-        options.intra_op_num_threads = max(threads, 1)
+        # One thread per call: split over two threads, a call costs more processor time
+        # (the threads meet after each operation, sleeping and waking, as spinning would
+        # burn cores that renders sharing the machine wait for) and keeps two cores busy
+        # less of the time than two sentences side by side do.
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.graph_optimization_level = rt.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Idle threads sleep instead of spinning: on a machine shared with renders (and
-        # other builds) spinning burns the cores the other threads are waiting for.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = rt.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         outputs = [o.name for o in self.session.get_outputs()]
         if assets.DURATION_OUTPUT not in outputs:
@@ -230,10 +264,13 @@ class _Runtime:
         self.lock = threading.Lock()
 
     def style(self, voice: str, n_tokens: int, root: Path | None) -> np.ndarray:
-        if voice not in self.voices:
-            data = assets.check_voice(voice, root).read_bytes()
-            self.voices[voice] = np.frombuffer(data, dtype=np.float32).reshape(-1, 1, 256)
-        table = self.voices[voice]
+        """The voice's style vector for a call of `n_tokens` tokens (the table is indexed
+        by the call's own length, so a sentence sounds the same alone or beside others)."""
+        with self.lock:
+            if voice not in self.voices:
+                data = assets.check_voice(voice, root).read_bytes()
+                self.voices[voice] = np.frombuffer(data, dtype=np.float32).reshape(-1, 1, 256)
+            table = self.voices[voice]
         return table[min(n_tokens, len(table)) - 1]
 
     def infer(self, tokens: list[int], style: np.ndarray, speed: float) -> tuple[np.ndarray, np.ndarray]:
