@@ -1,6 +1,7 @@
 """Speed of the build, measured in one run at preview quality on the whole lecture.
 
     .venv/bin/python benchmarks/bench_build.py [--keep]
+    .venv/bin/python benchmarks/bench_build.py --quality 1080p --only ESCENA [...] --workers N [--chunk-s S]
 
 Works on a temporary copy of the repository (sources, narration scripts, and the
 narration and `ffn_core` caches; never the build cache or the renders), so the figures
@@ -13,6 +14,21 @@ start from nothing rendered and the lecturer's files are never edited. Prints:
 - render time over video time with 2 jobs (target <= 1.0).
 
 Takes several minutes: two full renders of the lecture.
+
+With `--workers N` it measures instead the publishing render of the scenes named by `--only`
+(all of them when omitted) at `--quality`, side by side in one run: each scene rendered
+unsplit in one manim process, one scene after another; then all of them cut into chunks
+(`lecture.chunks`; `--chunk-s` sets the target length) rendered on a local Dask cluster of
+N worker processes. It prints, for each, the wall time and the CPU seconds of the manim
+processes; the speed-up; the chunking overhead (chunked CPU seconds over unsplit CPU
+seconds, target <= 1.15), and apart from it what chunking itself costs (each chunk's manim
+start and skipped construct(), measured alone: on a machine with fewer cores than the
+processes running at once, the CPU seconds of every process also grow); whether the
+joined scenes decode to the unsplit frames; what a minute of lecture costs to render at
+this quality on this machine; and, when the machine has fewer cores than N, the wall time
+predicted for N workers with one core each from the CPU seconds of every chunk (longest
+first onto the least-loaded worker) beside the one measured, and its speed-up (target
+>= 6x with 16 workers for the whole lecture at 1080p).
 """
 
 from __future__ import annotations
@@ -106,7 +122,15 @@ def verdict(ok: bool) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy and print its path")
+    parser.add_argument("--workers", type=int, help="measure unsplit against chunked on N Dask workers")
+    parser.add_argument("--quality", default="1080p", help="quality of the chunked measure (default 1080p)")
+    parser.add_argument("--only", nargs="+", metavar="ESCENA", help="scenes of the chunked measure (default: all)")
+    parser.add_argument("--chunk-s", type=float, help="target chunk length (default: the build's own choice)")
     args = parser.parse_args()
+    if args.workers is not None:
+        from bench_chunks import bench_chunks
+
+        return bench_chunks(args.quality, args.only, args.workers, args.chunk_s, args.keep)
     tmp = Path(tempfile.mkdtemp(prefix="ffn-bench-"))
     try:
         repo = copy_repo(tmp / "repo")

@@ -30,6 +30,7 @@ from filelock import FileLock, Timeout
 from rich.console import Console
 
 from lecture import layout
+from lecture.dask_cluster import SchedulerSpec, configured_scheduler
 from lecture.display import BuildDisplay
 from lecture.layout import build_dir, renders_dir
 from lecture.plan import PlannedScene, load_plan, select
@@ -70,11 +71,17 @@ def build(
     executor: Executor | None = None,
     console: Console | None = None,
     plan_path: Path | None = None,
+    scheduler: str | None = None,
+    chunk_s: float | None = None,
 ) -> BuildReport:
     """Bring `renders/<quality>/` up to date with the plan; render only what changed.
 
-    `executor` runs the renders (default: `jobs` threads, each driving its own manim
-    process); any `concurrent.futures.Executor` works, e.g. a Dask or Ray one."""
+    The renders run as chunks of scenes (`lecture.chunks`; `chunk_s` sets their target
+    length, by default chosen from the scenes and the workers). `executor` runs them
+    (default: `jobs` threads, each driving its own manim process); any
+    `concurrent.futures.Executor` works. `scheduler` (or $FFN_DASK_SCHEDULER), when no
+    executor is given, sends them to a Dask cluster: `tcp://HOST:PORT`, or `local:N` for N
+    worker processes on this machine (see `lecture.dask_cluster`)."""
     console = console or Console(stderr=True)
     quality = get_quality(quality_name)
     check_tools()  # before any work: a missing program is named now, not after the renders
@@ -82,8 +89,11 @@ def build(
     chosen = select(lecture_plan, only)
     if jobs is not None and jobs < 1:
         raise ValueError(f"--jobs must be at least 1 (got {jobs})")
+    if chunk_s is not None and chunk_s <= 0:
+        raise ValueError(f"--chunk-s must be positive (got {chunk_s})")
+    spec = configured_scheduler(scheduler) if executor is None else None
     with build_lock(quality):
-        return _build_locked(quality, lecture_plan, chosen, jobs, executor, console)
+        return _build_locked(quality, lecture_plan, chosen, jobs, executor, console, spec, chunk_s)
 
 
 def _build_locked(
@@ -93,6 +103,8 @@ def _build_locked(
     jobs: int | None,
     executor: Executor | None,
     console: Console,
+    scheduler: SchedulerSpec | None = None,
+    chunk_s: float | None = None,
 ) -> BuildReport:
     start = time.monotonic()
     start_notices()
@@ -101,13 +113,14 @@ def _build_locked(
     this = Build(quality, lecture_plan, chosen, outputs, work)
     # With more than one job the narration is mixed while the scenes render; with one,
     # everything runs in turn.
-    background = (jobs or default_jobs()) > 1 or executor is not None
+    background = (jobs or default_jobs()) > 1 or executor is not None or scheduler is not None
     with BuildDisplay(console) as display:
         narrated = narrate(this, display)
         todo = plan(this, narrated, display)
         with mixing_ahead(this, narrated, todo.reused, background) as ahead:
-            with render_executor(executor, jobs, len(todo.to_render)) as renderer:
-                rendered = render(this, narrated, todo, renderer, display)
+            # A cluster is started (or joined) only when there is something to render.
+            with render_executor(executor, jobs, scheduler if todo.to_render else None) as renderer:
+                rendered = render(this, narrated, todo, renderer, display, chunk_s)
             records = {**todo.reused, **rendered.records}  # every scene up to date
             mixed = mix(this, narrated, records, ahead)
         failed = {f.name for f in (*narrated.failed, *rendered.failed, *mixed.failed)}

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import TypeGuard
 
 from lecture import integrity
 from lecture.plan import REPO_ROOT, PlannedScene
@@ -213,7 +214,7 @@ def load_record(work_dir: Path, key: str) -> CacheRecord | None:
 
 def is_fresh(
     record: CacheRecord | None, key: str, current_number, work_dir: Path | None = None, digest: str | None = None
-) -> bool:
+) -> TypeGuard[CacheRecord]:
     """True when the recorded render can be reused as it is."""
     if record is None or record.key != key:
         return False

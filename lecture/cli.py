@@ -26,6 +26,21 @@ def parser() -> argparse.ArgumentParser:
     )
     p_build.add_argument("--only", nargs="+", metavar="ESCENA", help="renderiza solo estas escenas")
     p_build.add_argument("--jobs", type=int, default=None, help="renders en paralelo (por defecto, los núcleos)")
+    p_build.add_argument(
+        "--scheduler",
+        metavar="DIRECCIÓN",
+        default=None,
+        help="renderiza en un clúster de Dask: tcp://SERVIDOR:PUERTO, o local:N para N procesos trabajadores "
+        "aquí (por defecto, $FFN_DASK_SCHEDULER; sin él, --jobs procesos de esta máquina)",
+    )
+    p_build.add_argument(
+        "--chunk-s",
+        type=float,
+        default=None,
+        metavar="S",
+        help="longitud objetivo, en segundos de vídeo, de los trozos en que se parte cada escena "
+        "(por defecto se elige según las escenas y los trabajadores)",
+    )
 
     p_watch = sub.add_parser("watch", help="recompila en calidad preview cada vez que cambia una escena o su guion")
     p_watch.add_argument("--quality", default="preview", choices=list(QUALITIES))
@@ -116,7 +131,9 @@ def _build(args, console: Console) -> int:
     from lecture.build import build
     from lecture.display import print_summary
 
-    report = build(args.quality, only=args.only, jobs=args.jobs, console=console)
+    report = build(
+        args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=args.scheduler, chunk_s=args.chunk_s
+    )
     print_summary(report, console)
     if report.failed:
         return 1

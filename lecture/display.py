@@ -101,7 +101,7 @@ class BuildDisplay:
             self.console.print(f"[dim]{message}[/]", highlight=False)
 
     def callback(self, scene: str):
-        """A `render_unit` progress callback for `scene`: marks it rendering on first use."""
+        """A render progress callback for `scene`: marks it rendering on first use."""
         started = False
 
         def report(done: int, total: int) -> None:

@@ -54,7 +54,11 @@ def join(
     display.step("uniendo la clase")
     names = [s.name for s in build.plan]
     ordered = [mixed.fitted[n] for n in names]
-    lecture, video_seconds, subtitles, chapters, notes = None, 0.0, (), None, []
+    lecture: Path | None = None
+    video_seconds = 0.0
+    subtitles: tuple[Path, ...] = ()
+    chapters: Path | None = None
+    notes: list[str] = []
     try:
         lecture = lecture_video(build, names, records, mixed)
         write_manifest(build, names, records)
@@ -75,6 +79,8 @@ def lecture_video(build: Build, names: list[str], records: Mapping[str, cache.Ca
     video_sig = signature(["silent", [records[n].key for n in names]])
     silent = build.work.silent_lecture
     unless_fresh(silent, video_sig, lambda: concat_videos(videos, silent))
+    if mixed.narration is None:
+        raise RuntimeError("la narración de la clase falló: no hay audio que unir")
     narration, audio_sig = lecture_audio(
         build, mixed.narration, {n: round(records[n].duration_s * RATE_HZ) for n in names}
     )

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lecture import cache
+from lecture.chunked import SceneJob
 from lecture.display import BuildDisplay
 from lecture.qualities import Quality
 from lecture.render import RenderUnit
@@ -17,31 +18,23 @@ from voiceover.timeline import Timeline
 
 
 @dataclass(frozen=True)
-class SceneRender:
-    """One scene to render: the unit `render_unit` runs and the cache key it renders under."""
-
-    unit: RenderUnit
-    key: str
-
-
-@dataclass(frozen=True)
 class RenderPlan:
     reused: Mapping[str, cache.CacheRecord]  # every narrated scene whose render is up to date (read only)
     cached: tuple[str, ...]  # the chosen among them, in the plan's order
-    to_render: tuple[SceneRender, ...]  # the chosen scenes out of date, longest first
+    to_render: tuple[SceneJob, ...]  # the chosen scenes out of date, longest first
     numbers_digest: str  # `cache.numbers_digest()` as this build saw it
 
 
 def plan(build: Build, narrated: Narrated, display: BuildDisplay) -> RenderPlan:
-    from ffn_core.numbers import number
+    from ffn_core.numbers import logged_value
 
-    def current(key: str):
-        return number(key).value
+    def current(key: str) -> object:
+        return logged_value(key)  # a number's value, a dataset's digest: what a render's record kept
 
     digest = cache.numbers_digest()
     reused: dict[str, cache.CacheRecord] = {}
     cached: list[str] = []
-    to_render: list[SceneRender] = []
+    to_render: list[SceneJob] = []
     for scene in build.plan:
         if scene.name not in narrated.timelines:
             continue
@@ -57,7 +50,7 @@ def plan(build: Build, narrated: Narrated, display: BuildDisplay) -> RenderPlan:
                 display.cached(scene.name)
         elif scene.name in build.chosen_names:
             unit = render_unit_for(build, scene.name, timeline, key)
-            to_render.append(SceneRender(unit, key))
+            to_render.append(SceneJob(unit, key))
             display.waiting(scene.name, unit.expected_frames)
     # Longest first: the last scene to start should be a short one.
     to_render.sort(key=lambda job: job.unit.expected_frames, reverse=True)

@@ -2,40 +2,44 @@
 the cache (its record written last) as soon as it finishes, so a build killed midway keeps
 every render already done.
 
-The seam. `render` receives the units to render and an executor; `run_units` is the only
-code that submits work and collects results, as they finish. Anything that splits a
-scene's render into several units (ranges of its animations) and assembles their results
-into the scene's video belongs between the two: `render` still gets one result per scene
-to check and record. Any `concurrent.futures.Executor` works (a local thread pool, a
-Dask or Ray one): `render_unit` and its `RenderUnit` are picklable.
+The user sees scenes, the executor sees chunks: `lecture.chunked.run_chunked` cuts each
+scene into ranges of its animations (`lecture.chunks`; a short scene stays whole), submits
+them, keeps each finished chunk in the chunk cache, and hands back one result per scene,
+joined frame for frame, which `keep` checks and records like any render. Any
+`concurrent.futures.Executor` works: this process's threads (the default, with frame
+progress), a Dask cluster (`--scheduler`, see `lecture.dask_cluster`), or one of your own
+(Ray, a process pool): what it runs is `lecture.dask_worker.run_on_worker`, a plain
+function of a plain dict.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lecture import cache, integrity
+from lecture.chunked import ChunkOutcome, ChunkPolicy, run_chunked
+from lecture.dask_cluster import SchedulerSpec, dask_executor
 from lecture.display import BuildDisplay
 from lecture.failures import disk_full_message, is_disk_full, nearly_full
-from lecture.render import RenderResult, read_log, render_unit
+from lecture.render import RenderResult, read_log
 from lecture.steps import Build, Failure
 from lecture.steps.narrate import Narrated
-from lecture.steps.plan import RenderPlan, SceneRender
-
-POLL_S = 0.5  # how often the wait for renders wakes (an interrupt is seen within this)
+from lecture.steps.plan import RenderPlan, SceneJob
 
 
 @dataclass(frozen=True)
 class Rendered:
     records: Mapping[str, cache.CacheRecord]  # the scenes rendered and recorded, by name (read only)
     order: tuple[str, ...]  # their names, in the order they finished
-    seconds: Mapping[str, float]  # wall time of each render
+    seconds: Mapping[str, float]  # render time of each (its chunks' wall times added up)
     failed: tuple[Failure, ...]
+    chunks: Mapping[str, tuple[ChunkOutcome, ...]] = field(default_factory=dict)  # each rendered scene's chunks
+    renderer: str = ""  # where the chunks ran, for the summary
 
 
 def default_jobs() -> int:
@@ -46,25 +50,70 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+CORES_PER_MANIM = 2  # cores one manim process keeps busy at 1080p (measured: about 180 % CPU)
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """The executor chunks run on, and how many run at once."""
+
+    executor: Executor
+    workers: int  # chunks that can render at once, for planning the cuts
+    description: str  # in Spanish, for the summary
+
+
 @contextmanager
-def render_executor(executor: Executor | None, jobs: int | None, units: int) -> Iterator[Executor]:
-    """`executor` as given (its owner shuts it down), or our own threads, one per job and
-    no more than the units, each driving its own manim process."""
+def render_executor(
+    executor: Executor | None, jobs: int | None, scheduler: SchedulerSpec | None = None
+) -> Iterator[Renderer]:
+    """`executor` as given (its owner shuts it down; `jobs` says how many units it runs at
+    once), a Dask cluster when `scheduler` names one, or our own threads, one per job, each
+    driving its own manim process."""
     if executor is not None:
-        yield executor
+        workers = jobs or default_jobs()
+        yield Renderer(executor, workers, f"{type(executor).__name__} ({workers} a la vez)")
         return
-    pool = ThreadPoolExecutor(max_workers=max(min(jobs or default_jobs(), units), 1), thread_name_prefix="render")
+    if scheduler is not None:
+        with dask_executor(scheduler) as run:
+            where = "clúster local de Dask" if scheduler.is_local else f"Dask en {scheduler.address}"
+            workers = run.workers
+            yield Renderer(run.executor, workers, f"{where}, {workers} trabajadores")
+        return
+    threads = max(jobs or default_jobs(), 1)
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="render")
     try:
-        yield pool
+        # Scenes are cut for the processes this machine can really run side by side: one
+        # manim keeps about two cores busy at 1080p, so on two cores a cut scene would only
+        # pay the chunks' own cost (--chunk-s still cuts when asked).
+        yield Renderer(pool, max(threads // CORES_PER_MANIM, 1), f"{threads} procesos de manim en esta máquina")
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def render(build: Build, narrated: Narrated, todo: RenderPlan, executor: Executor, display: BuildDisplay) -> Rendered:
+def render(
+    build: Build,
+    narrated: Narrated,
+    todo: RenderPlan,
+    renderer: Renderer,
+    display: BuildDisplay,
+    chunk_s: float | None = None,
+) -> Rendered:
     records: dict[str, cache.CacheRecord] = {}
     seconds: dict[str, float] = {}
+    chunks: dict[str, tuple[ChunkOutcome, ...]] = {}
     failed: list[Failure] = []
-    for job, result in run_units(todo.to_render, executor, display):
+    results = run_chunked(
+        todo.to_render,
+        renderer.executor,
+        display,
+        scenes={s.name: s for s in build.plan},
+        timelines=narrated.timelines,
+        quality=build.quality,
+        policy=ChunkPolicy(renderer.workers, chunk_s),
+        numbers_digest=todo.numbers_digest,
+    )
+    for job, result, outcomes in results:
+        chunks[job.unit.scene] = outcomes
         outcome = keep(build, narrated, job, result, todo.numbers_digest)
         if isinstance(outcome, Failure):
             failed.append(outcome)
@@ -76,38 +125,11 @@ def render(build: Build, narrated: Narrated, todo: RenderPlan, executor: Executo
     for scene in build.chosen:
         if scene.name in todo.reused or scene.name in records:
             cache.prune(build.work.scene(scene.name))
-    return Rendered(records, tuple(records), seconds, tuple(failed))
-
-
-def run_units(
-    todo: Sequence[SceneRender], executor: Executor, display: BuildDisplay
-) -> Iterator[tuple[SceneRender, RenderResult]]:
-    """Run the units on `executor`, yielding each result as it finishes; an executor's own
-    failure (not manim's) comes back as a failed result."""
-    # Progress callbacks can only reach this process's display from threads of it.
-    local = isinstance(executor, ThreadPoolExecutor)
-    futures: dict[Future, SceneRender] = {}
-    for job in todo:
-        if local:
-            fut = executor.submit(render_unit, job.unit, display.callback(job.unit.scene))
-        else:
-            fut = executor.submit(render_unit, job.unit)
-            display.rendering(job.unit.scene)
-        futures[fut] = job
-    pending = set(futures)
-    while pending:
-        finished, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
-        for fut in finished:
-            job = futures[fut]
-            try:
-                result = fut.result()
-            except Exception as err:  # noqa: BLE001 - an executor's failure, not manim's
-                result = RenderResult(job.unit.scene, False, "", "", 0.0, f"{type(err).__name__}: {err}")
-            yield job, result
+    return Rendered(records, tuple(records), seconds, tuple(failed), chunks, renderer.description)
 
 
 def keep(
-    build: Build, narrated: Narrated, job: SceneRender, result: RenderResult, digest: str
+    build: Build, narrated: Narrated, job: SceneJob, result: RenderResult, digest: str
 ) -> cache.CacheRecord | Failure:
     """The render's cache record, saved last (a render without one is never reused), or why
     the render cannot be kept."""

@@ -33,6 +33,8 @@ class BuildReport:
     chapters: Path | None = None
     notes: list[str] = field(default_factory=list)
     voices: list[str] = field(default_factory=list)  # who spoke, one line per distinct voice
+    chunks: dict = field(default_factory=dict)  # scene -> its chunks (`lecture.chunked.ChunkOutcome`), as rendered
+    renderer: str = ""  # where the renders ran
 
     @property
     def ok(self) -> bool:
@@ -73,4 +75,6 @@ def report(
         chapters=joined.chapters,
         notes=[*joined.notes, *integrity.take_notices(), *take_damage_notices()],
         voices=list(narrated.voices),
+        chunks=dict(rendered.chunks),
+        renderer=rendered.renderer,
     )

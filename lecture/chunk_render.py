@@ -1,0 +1,192 @@
+"""Render one chunk of a scene in its own manim process, and join a scene's chunks.
+
+`render_chunk(ChunkUnit) -> ChunkResult` is a pure function from its inputs to one file,
+and runs anywhere the repository, the virtual
+environment and the cache are at the same paths (a Dask worker included: see
+`lecture.dask_cluster`). Every attempt has its own manim media folder; the video lands by
+rename, so the output path holds a complete chunk or nothing. The chunks are joined by
+copying streams: manim writes each animation as its own closed group of pictures and
+joins them by copying too, so a chunk holds byte for byte the encoded animations an unsplit
+render holds, and the joined scene decodes to the same frames.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lecture.chunks import RenderedRange
+from lecture.plan import REPO_ROOT
+from lecture.render import ATTEMPT_PREFIX, Progress, last_error, read_log, run_manim
+
+
+@dataclass(frozen=True)
+class ChunkUnit:
+    scene: str
+    index: int  # the chunk's place in its scene (0-based)
+    count: int  # chunks in the scene
+    module: str  # path of the scene's source file
+    class_name: str
+    width_px: int
+    height_px: int
+    fps: int
+    start_frame: int  # animations starting at or after this frame are drawn...
+    end_frame: int | None  # ...and before this one (None: to the scene's end)
+    timeline_json: str  # the timeline the scene must follow (the build's own copy)
+    media_dir: str  # base of this chunk's manim media folders (one per attempt)
+    output: str  # where the chunk's silent MP4 lands (by rename)
+    log: str  # where the scene's log, as this chunk's run saw it, lands
+    python: str = sys.executable  # the virtual environment's interpreter
+    repo: str = str(REPO_ROOT)
+    expected_frames: int = 0  # planned frames (for progress only)
+
+    @property
+    def label(self) -> str:
+        return f"{self.scene} [{self.index + 1}/{self.count}]"
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    scene: str
+    index: int
+    ok: bool
+    output: str  # "" for an empty chunk (no animation started inside its range)
+    log: str
+    seconds: float  # wall time
+    cpu_s: float = 0.0  # CPU time of the manim process and its children
+    first_frame: int | None = None
+    end_frame: int = 0
+    frames_written: int = 0
+    error: str = ""
+    worker: str = ""  # where it ran: a Dask worker's address, or this host's name
+    task: str = ""  # the Dask task's key, when it ran on Dask
+
+    @property
+    def range(self) -> RenderedRange:
+        return RenderedRange(self.first_frame, self.end_frame, self.frames_written)
+
+
+def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResult:
+    start = time.monotonic()
+    attempt = Path(unit.media_dir) / f"{ATTEMPT_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    attempt.mkdir(parents=True, exist_ok=True)
+    tmp_log, tmp_info = attempt / "scene.log.json", attempt / "chunk.json"
+    env = dict(
+        os.environ,
+        FFN_TIMELINE=unit.timeline_json,
+        FFN_SCENE_LOG=str(tmp_log),
+        FFN_CHUNK_FRAMES=f"{unit.start_frame}:{'' if unit.end_frame is None else unit.end_frame}",
+        FFN_CHUNK_INFO=str(tmp_info),
+        FFN_PARENT_PID=str(os.getpid()),
+        COLUMNS="160",  # tracebacks not cut at 80 columns
+        PYTHONPATH=unit.repo + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    )
+    cmd = [
+        unit.python,
+        "-m",
+        "lecture.manim_chunk",
+        "render",
+        "--media_dir",
+        str(attempt),
+        "--resolution",
+        f"{unit.width_px},{unit.height_px}",
+        "--frame_rate",
+        str(unit.fps),
+        "--disable_caching",
+        "--progress_bar",
+        "display",
+        "--verbosity",
+        "WARNING",
+        unit.module,
+        unit.class_name,
+    ]
+
+    def failed(error: str) -> ChunkResult:
+        return ChunkResult(unit.scene, unit.index, False, "", "", time.monotonic() - start, error=error)
+
+    try:
+        returncode, output = run_manim(cmd, env, unit.expected_frames, progress)
+        if returncode != 0:
+            return failed(last_error(output) or f"manim exited with status {returncode}")
+        if not tmp_log.exists() or not tmp_info.exists():
+            return failed(f"manim finished but left no scene log or chunk record under {attempt}")
+        info = read_log(tmp_info)
+        frames = int(read_log(tmp_log)["frames"])
+        end = info["past_frame"] if info["past_frame"] is not None else frames
+        videos = (attempt / "videos").rglob(f"{unit.class_name}.mp4")
+        found = [p for p in videos if "partial_movie_files" not in p.parts]
+        written, out = 0, ""
+        if info["first_frame"] is not None:
+            if len(found) != 1:
+                return failed(f"manim finished but left {len(found)} videos under {attempt}")
+            written = count_frames(found[0])
+            out = _land(found[0], Path(unit.output))
+        _land(tmp_log, Path(unit.log))
+        if progress is not None and unit.expected_frames:
+            progress(unit.expected_frames, unit.expected_frames)
+        return ChunkResult(
+            unit.scene,
+            unit.index,
+            True,
+            out,
+            unit.log,
+            time.monotonic() - start,
+            cpu_s=float(info["cpu_s"]),
+            first_frame=info["first_frame"],
+            end_frame=int(end),
+            frames_written=written,
+        )
+    finally:
+        shutil.rmtree(attempt, ignore_errors=True)
+
+
+def _land(src: Path, dest: Path) -> str:
+    """Move `src` to `dest` by rename on dest's filesystem: `dest` is whole or absent."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.part")
+    shutil.move(str(src), tmp)
+    os.replace(tmp, dest)
+    return str(dest)
+
+
+def count_frames(video: Path) -> int:
+    """Video frames in `video`, counted from its packets (one per frame; nothing decoded)."""
+    proc = subprocess.run(
+        [
+            "ffprobe",
+            "-v",
+            "error",
+            "-count_packets",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=nb_read_packets",
+            "-of",
+            "csv=p=0",
+            str(video),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"ffprobe cannot count the frames of {video}: {proc.stderr.strip()}")
+    return int(proc.stdout.strip())
+
+
+def join_chunks(videos: Sequence[Path], out: Path) -> Path:
+    """The scene's video from its chunks' videos, in order, streams copied (atomic)."""
+    if len(videos) == 1:
+        with_tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.part")
+        shutil.copyfile(videos[0], with_tmp)
+        os.replace(with_tmp, out)
+        return out
+    from lecture.mux import concat_streams
+
+    return concat_streams(list(videos), out, "chunks of a scene")

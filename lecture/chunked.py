@@ -1,0 +1,381 @@
+"""Render scenes as chunks on an executor, and join each scene as soon as its chunks are in.
+
+The user sees scenes, the executor sees chunks (`lecture.chunks`): every scene to render is
+planned into chunks, every chunk not already in the cache is submitted (longest first, over
+all scenes), and when a scene's last chunk comes back its chunks are checked to tile the
+scene frame for frame and joined into the scene's video, which the render step then keeps
+like any other render. A scene left whole is one chunk written straight to the scene's file.
+
+Chunk cache. Each finished chunk of a split scene is kept in `<scene>/chunks/` under its
+key, its record written last, as soon as it comes back: a killed build resumes with the
+chunks it finished. Planning first follows the chunks kept from earlier builds from the
+scene's start while their keys still hold (so an edit to one beat re-renders only from
+that beat on, whatever the target length was then), then plans the rest. Chunks that no
+longer tile with the others (the scene read ahead in its timeline) are all rendered again,
+once. A chunk that matters to no current render is deleted when its scene is joined.
+
+Executors. On this process's own threads a chunk runs `render_chunk` and reports frame
+progress; on any other executor (Dask, a process pool, Ray) it runs
+`lecture.dask_worker.run_on_worker`, which travels by value and checks that the worker
+sees the build's files before importing any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from lecture import cache, integrity
+from lecture.chunk_render import ChunkResult, ChunkUnit, join_chunks, render_chunk
+from lecture.chunks import Chunk, TilingError, check_tiling, chunk_key, plan_chunks, target_seconds, total_frames
+from lecture.plan import PlannedScene
+from lecture.qualities import Quality
+from lecture.render import RenderResult, RenderUnit, read_log
+from voiceover.timeline import Timeline
+
+CHUNKS_FOLDER = "chunks"
+POLL_S = 0.5
+
+
+@dataclass(frozen=True)
+class ChunkPolicy:
+    """How scenes are cut for one build."""
+
+    workers: int  # chunks that can render at once (the executor's workers)
+    chunk_s: float | None = None  # target chunk length (--chunk-s); None: chosen per build
+
+
+@dataclass(frozen=True)
+class ChunkOutcome:
+    """One chunk of a rendered scene, as the build's report tells it."""
+
+    scene: str
+    index: int
+    count: int
+    key: str
+    start_frame: int  # the frames it holds (actual, not planned)
+    end_frame: int
+    reused: bool  # kept from an earlier build
+    seconds: float  # wall time of its render (0 when reused)
+    cpu_s: float  # CPU time of its render (0 when reused)
+    worker: str = ""
+    task: str = ""
+
+
+@dataclass(frozen=True)
+class SceneJob:
+    """A scene to render: the unit of its unsplit render (output, log, timeline copy) and
+    the key its render is kept under."""
+
+    unit: RenderUnit
+    key: str
+
+
+@dataclass
+class _Scene:
+    """A scene's chunks while they render (owned by the generator below)."""
+
+    job: SceneJob
+    scene: PlannedScene
+    timeline: Timeline
+    chunks: tuple[Chunk, ...]
+    keys: tuple[str, ...]
+    folder: Path  # where its chunks are kept
+    results: dict[int, ChunkResult] = field(default_factory=dict)
+    reused: set[int] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+    retried: bool = False
+
+    @property
+    def split(self) -> bool:
+        return len(self.chunks) > 1
+
+    def missing(self) -> list[int]:
+        return [i for i in range(len(self.chunks)) if i not in self.results]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing()
+
+
+def run_chunked(
+    jobs: Sequence[SceneJob],
+    executor: Executor,
+    display,
+    *,
+    scenes: Mapping[str, PlannedScene],
+    timelines: Mapping[str, Timeline],
+    quality: Quality,
+    policy: ChunkPolicy,
+    numbers_digest: str,
+) -> Iterator[tuple[SceneJob, RenderResult, tuple[ChunkOutcome, ...]]]:
+    """Render `jobs` as chunks on `executor`; yield each scene when it is whole (or failed)."""
+    current = _numbers_now()
+    lengths_s = {j.unit.scene: timelines[j.unit.scene].total_s for j in jobs}
+    targets = target_seconds(lengths_s, policy.workers, policy.chunk_s)
+    local = isinstance(executor, ThreadPoolExecutor)
+    progress: dict[str, dict[int, int]] = {}
+    states: list[_Scene] = []
+    for job in jobs:
+        name = job.unit.scene
+        state = _plan_scene(job, scenes[name], timelines[name], quality, targets[name], current, numbers_digest)
+        states.append(state)
+        progress[name] = {i: state.results[i].frames_written for i in state.reused}
+
+    pending: dict[Future[Any], tuple[_Scene, int]] = {}  # a ChunkResult, or its dict from a Dask worker
+
+    def submit(state: _Scene, indices: list[int]) -> None:
+        for i in indices:
+            unit = _chunk_unit(state, i)
+            fut: Future[Any]
+            if local:
+                fut = executor.submit(render_chunk, unit, _progress(display, state, i, progress))
+            else:
+                from lecture.dask_worker import run_on_worker
+
+                fut = executor.submit(run_on_worker, asdict(unit))
+                display.rendering(state.job.unit.scene)
+            pending[fut] = (state, i)
+
+    # Longest first over every scene: the last chunks to start should be short ones.
+    order = sorted(((s, i) for s in states for i in s.missing()), key=lambda si: -si[0].chunks[si[1]].frames)
+    for state, i in order:
+        submit(state, [i])
+    for state in states:
+        if state.complete:  # every chunk kept from earlier builds
+            done = _finish(state, submit)
+            if done is not None:
+                yield done
+    while pending:
+        finished, _ = wait(list(pending), timeout=POLL_S, return_when=FIRST_COMPLETED)
+        for fut in finished:
+            state, i = pending.pop(fut)
+            state.results[i] = _collect(fut, state, i, numbers_digest)
+            if state.results[i].ok and state.split:  # remote chunks report no frames while they run
+                name = state.job.unit.scene
+                progress[name][i] = state.results[i].frames_written
+                display.frames(name, sum(progress[name].values()), total_frames(state.timeline, quality.fps))
+            if state.complete:
+                done = _finish(state, submit)
+                if done is not None:
+                    yield done
+
+
+def _numbers_now():
+    from ffn_core.numbers import logged_value
+
+    return logged_value  # a number's value, a dataset's digest: what a render's record kept
+
+
+def _plan_scene(
+    job: SceneJob, scene: PlannedScene, timeline: Timeline, quality: Quality, target_s, current, digest: str
+) -> _Scene:
+    folder = Path(job.unit.output).parent / CHUNKS_FOLDER
+    kept = _kept_prefix(folder, scene, timeline, quality, current, digest)
+    chunks = plan_chunks(job.unit.scene, timeline, quality.fps, target_s, [r.extra["end_frame"] for r in kept])
+    if len(chunks) == 1:  # whole: no chunk cache, the scene's own render and record
+        return _Scene(job, scene, timeline, chunks, (job.key,), folder)
+    keys = tuple(chunk_key(scene, timeline, quality, c) for c in chunks)
+    state = _Scene(job, scene, timeline, chunks, keys, folder)
+    for i, key in enumerate(keys):
+        record = cache.load_record(folder, key)
+        if cache.is_fresh(record, key, current, folder, digest):
+            state.results[i] = _reused_result(state, i, record)
+            state.reused.add(i)
+    return state
+
+
+def _kept_prefix(folder: Path, scene, timeline, quality, current, digest) -> list[cache.CacheRecord]:
+    """Chunks kept from earlier builds that still hold, following each other from frame 0."""
+    if not folder.is_dir():
+        return []
+    by_start: dict[int, list[cache.CacheRecord]] = {}
+    for path in folder.glob("*.record.json"):
+        record = cache.load_record(folder, path.name.split(".")[0])
+        if record is not None and not record.extra.get("last"):
+            by_start.setdefault(int(record.extra["start_frame"]), []).append(record)
+    kept: list[cache.CacheRecord] = []
+    clock, total = 0, total_frames(timeline, quality.fps)
+    while True:
+        found = None
+        for record in sorted(by_start.get(clock, []), key=lambda r: -int(r.extra["end_frame"])):
+            end = int(record.extra["end_frame"])
+            probe = Chunk(scene.name, 0, 2, clock, end)  # any non-last chunk with this range
+            if end < total and record.key == chunk_key(scene, timeline, quality, probe):
+                if cache.is_fresh(record, record.key, current, folder, digest):
+                    found = record
+                    break
+        if found is None:
+            return kept
+        kept.append(found)
+        clock = int(found.extra["end_frame"])
+
+
+def _reused_result(state: _Scene, i: int, record: cache.CacheRecord) -> ChunkResult:
+    return ChunkResult(
+        state.job.unit.scene,
+        i,
+        True,
+        str(record.video_path(state.folder)),
+        str(record.log_path(state.folder)),
+        0.0,
+        first_frame=record.extra["first_frame"],
+        end_frame=int(record.extra["past_frame"]),
+        frames_written=record.frames,
+    )
+
+
+def _chunk_unit(state: _Scene, i: int) -> ChunkUnit:
+    scene_unit, chunk = state.job.unit, state.chunks[i]
+    if state.split:
+        state.folder.mkdir(parents=True, exist_ok=True)
+        output, log = state.folder / f"{state.keys[i]}.mp4", state.folder / f"{state.keys[i]}.log.json"
+    else:
+        output, log = Path(scene_unit.output), Path(scene_unit.log)
+    return ChunkUnit(
+        scene=scene_unit.scene,
+        index=i,
+        count=len(state.chunks),
+        module=scene_unit.module,
+        class_name=scene_unit.class_name,
+        width_px=scene_unit.width_px,
+        height_px=scene_unit.height_px,
+        fps=scene_unit.fps,
+        start_frame=chunk.start_frame,
+        end_frame=None if chunk.is_last else chunk.end_frame,
+        timeline_json=scene_unit.timeline_json,
+        media_dir=scene_unit.media_dir,
+        output=str(output),
+        log=str(log),
+        expected_frames=chunk.frames,
+    )
+
+
+def _progress(display, state: _Scene, i: int, progress: dict[str, dict[int, int]]):
+    """The scene's progress bar fed by all its chunks (each reports its own frames)."""
+    name = state.job.unit.scene
+    report = display.callback(name)
+    scene_frames = total_frames(state.timeline, state.job.unit.fps)
+
+    def chunk_progress(done: int, _expected: int) -> None:
+        progress[name][i] = done
+        report(min(sum(progress[name].values()), scene_frames), scene_frames)
+
+    return chunk_progress
+
+
+def _collect(fut: Future, state: _Scene, i: int, digest: str) -> ChunkResult:
+    """The chunk's result (an executor's own failure becomes a failed result), kept in the
+    chunk cache when the scene is split and the chunk holds frames."""
+    from lecture.dask_cluster import chunk_result
+
+    try:
+        result = chunk_result(fut.result())
+    except Exception as err:  # noqa: BLE001 - an executor's failure, not manim's
+        result = ChunkResult(state.job.unit.scene, i, False, "", "", 0.0, error=f"{type(err).__name__}: {err}")
+    if not result.ok:
+        state.errors.append(f"trozo {i + 1}/{len(state.chunks)}: {result.error}" if state.split else result.error)
+    elif state.split and result.output:
+        try:
+            _keep_chunk(state, i, result, digest)
+        except (OSError, ValueError, KeyError) as err:  # a full disk, an unreadable log
+            result = replace(result, ok=False, error=f"guardando el trozo en {state.folder}: {err}")
+            state.errors.append(f"trozo {i + 1}/{len(state.chunks)}: {result.error}")
+    return result
+
+
+def _keep_chunk(state: _Scene, i: int, result: ChunkResult, digest: str) -> None:
+    """The chunk's record in the chunk cache, written last (a chunk without one is never reused)."""
+    log = read_log(result.log)
+    chunk = state.chunks[i]
+    record = cache.CacheRecord(
+        key=state.keys[i],
+        video=Path(result.output).name,
+        numbers_read=log["numbers_read"],
+        log=Path(result.log).name,
+        frames=result.frames_written,
+        fps=float(log["fps"]),
+        numbers_digest=digest,
+        render_s=result.seconds,
+        extra={
+            "video_seal": integrity.seal(Path(result.output)).to_json(),
+            "start_frame": chunk.start_frame,
+            "end_frame": chunk.end_frame,
+            "last": chunk.is_last,
+            "first_frame": result.first_frame,
+            "past_frame": result.end_frame,
+            "cpu_s": result.cpu_s,
+            "worker": result.worker,
+        },
+    )
+    cache.save_record(state.folder, record)
+
+
+def _finish(state: _Scene, submit) -> tuple[SceneJob, RenderResult, tuple[ChunkOutcome, ...]] | None:
+    """The scene's result once every chunk is back: joined, or why not. None when chunks
+    had to be submitted again (kept ones that no longer tile with the new)."""
+    job, unit = state.job, state.job.unit
+    seconds = sum(r.seconds for r in state.results.values())
+    outcomes = _outcomes(state)
+    if state.errors:
+        return job, RenderResult(unit.scene, False, "", "", seconds, "\n".join(state.errors)), outcomes
+    ordered = [state.results[i] for i in range(len(state.chunks))]
+    try:
+        frames = int(read_log(ordered[-1].log)["frames"])
+        check_tiling(unit.scene, [r.range for r in ordered], frames)
+    except TilingError as err:
+        if state.reused and not state.retried:
+            state.retried = True
+            again = sorted(state.reused)
+            for i in again:
+                cache.record_path(state.folder, state.keys[i]).unlink(missing_ok=True)
+                del state.results[i]
+            state.reused.clear()
+            submit(state, again)
+            return None
+        return job, RenderResult(unit.scene, False, "", "", seconds, str(err)), outcomes
+    if state.split:
+        try:
+            join_chunks([Path(r.output) for r in ordered if r.output], Path(unit.output))
+            _copy(Path(ordered[-1].log), Path(unit.log))  # the last chunk ran construct() whole: the scene's log
+        except (OSError, RuntimeError) as err:  # a full disk, a failing ffmpeg: the scene fails, the chunks stay
+            return job, RenderResult(unit.scene, False, "", "", seconds, f"uniendo los trozos: {err}"), outcomes
+        _prune(state)
+    return job, RenderResult(unit.scene, True, unit.output, unit.log, seconds), outcomes
+
+
+def _outcomes(state: _Scene) -> tuple[ChunkOutcome, ...]:
+    return tuple(
+        ChunkOutcome(
+            r.scene,
+            i,
+            len(state.chunks),
+            state.keys[i],
+            r.first_frame if r.first_frame is not None else r.end_frame,
+            r.end_frame,
+            i in state.reused,
+            r.seconds,
+            r.cpu_s,
+            r.worker,
+            r.task,
+        )
+        for i, r in sorted(state.results.items())
+    )
+
+
+def _copy(src: Path, dest: Path) -> None:
+    from voiceover.atomic import atomic_path
+
+    with atomic_path(dest) as tmp:
+        tmp.write_bytes(src.read_bytes())
+
+
+def _prune(state: _Scene) -> None:
+    """Delete the kept chunks of this scene that are not this render's."""
+    keep = set(state.keys)
+    for path in state.folder.glob("*"):
+        if path.is_file() and path.name.split(".")[0] not in keep:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,122 @@
+"""Runs manim's command line in this process, rendering only one chunk of a narrated scene.
+
+    FFN_CHUNK_FRAMES=START:END python -m lecture.manim_chunk render ... scene.py Scene
+
+`construct()` runs whole; every animation (`play` or `wait`) that starts before frame
+START of the scene's narration clock is skipped, the way manim's own
+`--from_animation_number` skips (the renderer's skipping status: end states are applied,
+no frame is drawn), and the scene ends, the way `--upto_animation_number` ends it, at the
+first animation that starts at or after END (END empty: the scene's end). Manim's own
+animation numbers cannot be used: `NarratedScene` tops a frozen `wait` up with one more
+`play` only when frames are really written, so the same animation has different numbers
+in a skipped and a rendered run; the narration clock (`scene.frames`) counts the same in
+both (the contract test relies on it).
+
+Writes FFN_CHUNK_INFO (JSON): the frame the first rendered animation started at (null when
+none started inside the range), the frame the first animation past the range started at
+(null when none did: the scene's end) and this process's CPU seconds, its children's
+included. Dies with its parent (Linux PR_SET_PDEATHSIG), like every render of the build.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import runpy
+import signal
+import sys
+from pathlib import Path
+
+
+def _die_with_parent() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    # The parent may have died before prctl ran.
+    if os.getppid() != int(os.environ.get("FFN_PARENT_PID", os.getppid())):
+        sys.exit(70)
+
+
+def parse_range(text: str) -> tuple[int, int | None]:
+    start, _, end = text.partition(":")
+    return int(start), (int(end) if end.strip() else None)
+
+
+class ChunkGate:
+    """Decides, at the start of every animation, whether it is drawn, skipped or ends the run."""
+
+    def __init__(self, start_frame: int, end_frame: int | None):
+        self.start_frame = start_frame
+        self.end_frame = end_frame
+        self.first_frame: int | None = None  # the first drawn animation's start
+        self.past_frame: int | None = None  # the first animation past the range
+        self.tearing_down = False
+
+    def install(self) -> None:
+        from manim.renderer.cairo_renderer import CairoRenderer
+        from manim.utils.exceptions import EndSceneEarlyException
+
+        from scenes.kit.narrated import NarratedScene
+
+        gate = self
+        play = CairoRenderer.play
+        tear_down = NarratedScene.tear_down
+
+        def gated_play(renderer, scene, *args, **kwargs):
+            at = getattr(scene, "frames", None)
+            if at is None:  # not a narrated scene: no clock to cut by
+                return play(renderer, scene, *args, **kwargs)
+            if gate.end_frame is not None and at >= gate.end_frame:
+                if gate.past_frame is None:
+                    gate.past_frame = at
+                    if not gate.tearing_down:
+                        renderer.skip_animations = True
+                        raise EndSceneEarlyException()
+            elif at >= gate.start_frame:
+                if gate.first_frame is None:
+                    gate.first_frame = at
+                return play(renderer, scene, *args, **kwargs)
+            # Skipped: manim restores this status at the start of each play.
+            saved = renderer._original_skipping_status
+            renderer._original_skipping_status = True
+            try:
+                return play(renderer, scene, *args, **kwargs)
+            finally:
+                renderer._original_skipping_status = saved
+
+        def gated_tear_down(scene):
+            # The scene's closing wait must not end the scene early: it is outside construct().
+            gate.tearing_down = True
+            return tear_down(scene)
+
+        # Patched in this manim process only (it renders one chunk and exits), so the gate sees every play.
+        CairoRenderer.play = gated_play  # type: ignore[method-assign,assignment]  # the patch is the point
+        NarratedScene.tear_down = gated_tear_down  # type: ignore[method-assign]  # likewise
+
+    def info(self) -> dict:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_s = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+        return {"first_frame": self.first_frame, "past_frame": self.past_frame, "cpu_s": round(cpu_s, 3)}
+
+
+def main() -> None:
+    _die_with_parent()
+    start, end = parse_range(os.environ.get("FFN_CHUNK_FRAMES", "0:"))
+    gate = ChunkGate(start, end)
+    gate.install()
+    sys.argv = ["manim"] + sys.argv[1:]
+    try:
+        runpy.run_module("manim", run_name="__main__", alter_sys=True)
+    finally:
+        path = os.environ.get("FFN_CHUNK_INFO")
+        if path:
+            from voiceover.atomic import write_json
+
+            write_json(Path(path), gate.info())
+
+
+if __name__ == "__main__":
+    main()
