@@ -30,7 +30,8 @@ class SpokenNumber:
     written: str  # text for subtitles
 
 
-Lookup = Callable[[str], float | int]  # a number's key -> its value
+# A number's key -> its value (ffn_core.numbers.Value); a field speaks only a single number.
+Lookup = Callable[[str], int | float | tuple[object, ...] | str]
 
 
 class FieldError(ValueError):
@@ -114,7 +115,10 @@ def say(value: float | int, fmt: str) -> SpokenNumber:
 def resolve_field(field: str, lookup: Lookup) -> SpokenNumber:
     """`field` is 'clave:formato'; `lookup(key)` returns the number's value."""
     key, _, fmt = field.partition(":")
-    return say(lookup(key), fmt)
+    value = lookup(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FieldError(f"'{key}' is {value!r}, not a single number: a field speaks one number")
+    return say(value, fmt)
 
 
 def render(segment: str, lookup: Lookup) -> tuple[str, str]:

@@ -26,21 +26,26 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import soundfile
 
 from voiceover.atomic import atomic_path, sha256_file, write_json
-from voiceover.engines import CLIP_RATE_HZ, Engine, default_engine, identity, is_aligned
+from voiceover.engines import CLIP_RATE_HZ, AlignedEngine, Engine, EngineFacts, default_engine, identity, is_aligned
 from voiceover.engines.lexicon import load_lexicon
 from voiceover.paths import cache_dir
-from voiceover.recordings import find_recordings, recorded_clip
-from voiceover.script import FIELD_RE, Script, ScriptError, load_script
-from voiceover.spoken import FieldError, render
+from voiceover.recordings import Recording, find_recordings, recorded_clip
+from voiceover.script import FIELD_RE, BeatScript, Script, ScriptError, load_script
+from voiceover.spoken import FieldError, Lookup, render
+
+if TYPE_CHECKING:  # for annotations only: ffn_core is imported when a number is first looked up
+    from ffn_core.numbers import Value
 
 TIMELINE_VERSION = 3
 
@@ -93,7 +98,7 @@ class Timeline:
     script_path: str
     # Who spoke: {"engine", "voice", "speed", "model", "model_sha256", ...}, and
     # "recorded": how many segments came from the lecturer's recordings.
-    voice: dict = field(default_factory=dict)
+    voice: EngineFacts = field(default_factory=dict)
 
     def beat(self, name: str) -> BeatTiming:
         for beat in self.beats:
@@ -105,7 +110,7 @@ class Timeline:
     def bookmark_times(self) -> dict[str, float]:
         return {k: v for beat in self.beats for k, v in beat.bookmarks.items()}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:  # JSON-ready
         data = {"version": TIMELINE_VERSION, **asdict(self)}
         for beat, timing in zip(data["beats"], self.beats):  # derived, for people reading the file
             beat["text"] = timing.text
@@ -113,7 +118,7 @@ class Timeline:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> Timeline:
+    def from_json(cls, data: dict[str, Any]) -> Timeline:  # as `to_json` wrote it
         beats = tuple(
             BeatTiming(
                 b["name"],
@@ -130,7 +135,7 @@ class Timeline:
         )
 
 
-def default_lookup(key: str):
+def default_lookup(key: str) -> Value:
     from ffn_core.numbers import number
 
     return number(key).value
@@ -198,7 +203,7 @@ def _seal_clip(path: Path, seal: Path) -> None:
 
 def _clip_intact(path: Path, seal: Path) -> bool:
     try:
-        data = json.loads(seal.read_text(encoding="utf-8"))
+        data: dict[str, object] = json.loads(seal.read_text(encoding="utf-8"))  # as `_seal_clip` wrote it
     except (OSError, ValueError):
         return soundfile_readable(path)  # clips cached before seals existed: readable is enough
     try:
@@ -233,13 +238,13 @@ class SpokenSentence:
         return self.starts[-1]
 
 
-def _sentence_paths(engine, units: Sequence[str]) -> tuple[Path, Path]:
+def _sentence_paths(engine: Engine, units: Sequence[str]) -> tuple[Path, Path]:
     key = clip_key(engine, json.dumps(list(units), ensure_ascii=False))
     clip = cache_dir() / "clips" / f"{key}.wav"
     return clip, clip.with_suffix(".words.json")
 
 
-def _cached_sentence(engine, units: Sequence[str]) -> SpokenSentence | None:
+def _cached_sentence(engine: Engine, units: Sequence[str]) -> SpokenSentence | None:
     """The sentence's clip and word starts if the cache holds them intact."""
     clip, words = _sentence_paths(engine, units)
     if clip.exists() and words.exists():
@@ -253,14 +258,14 @@ def _cached_sentence(engine, units: Sequence[str]) -> SpokenSentence | None:
     return None
 
 
-def speak_sentence(engine, units: Sequence[str]) -> SpokenSentence:
+def speak_sentence(engine: AlignedEngine, units: Sequence[str]) -> SpokenSentence:
     """The cached clip and word starts of one sentence from an `AlignedEngine`; `units`
     are its words as the speaker says them. Cached by the words (so moving a bookmark
     inside a sentence re-synthesises nothing), engine and settings."""
     return speak_sentences(engine, [units])[tuple(units)]
 
 
-def speak_sentences(engine, sentences: Sequence[Sequence[str]]) -> dict[tuple[str, ...], SpokenSentence]:
+def speak_sentences(engine: AlignedEngine, sentences: Sequence[Sequence[str]]) -> dict[tuple[str, ...], SpokenSentence]:
     """`speak_sentence` for several sentences, by their units: those missing from the
     cache are handed to the engine together when it can speak several at once
     (`synthesize_sentences`, e.g. Kokoro side by side on every core), else one by one.
@@ -279,6 +284,7 @@ def speak_sentences(engine, sentences: Sequence[Sequence[str]]) -> dict[tuple[st
         many = getattr(engine, "synthesize_sentences", None)
         with ExitStack() as stack:
             tmps = [stack.enter_context(atomic_path(clip)) for clip, _ in paths]
+            all_starts: Sequence[Sequence[int]]
             if callable(many) and len(missing) > 1:
                 all_starts = many([list(units) for units in missing], tmps)
             else:
@@ -305,7 +311,7 @@ class NarrationStats:
 def build_timeline(
     scene: str,
     engine: Engine | None = None,
-    lookup=default_lookup,
+    lookup: Callable[[str], Value] = default_lookup,
     script: Script | None = None,
     *,
     recordings: Path | None = None,
@@ -319,7 +325,7 @@ def build_timeline(
     script = script or load_script(scene)
     recorded = find_recordings(script, recordings)
     stats = stats if stats is not None else NarrationStats()
-    aligned = is_aligned(engine)
+    aligned = engine if is_aligned(engine) else None  # the engine, when it knows its word times
     resolved_beats = []
     for beat in script.beats:
         resolved = []
@@ -334,19 +340,23 @@ def build_timeline(
                 raise ScriptError(
                     f"{script.path}:{beat.line_of(field_) if field_ else beat.line}: beat '{beat.name}': {err}"
                 ) from None
-        whole = aligned and not any((beat.name, i) in recorded for i in range(len(beat.segments)))
+        whole = aligned is not None and not any((beat.name, i) in recorded for i in range(len(beat.segments)))
         resolved_beats.append((beat, resolved, whole))
     # The scene's sentences missing from the cache go to the engine all at once, so one
     # that can (Kokoro) speaks them side by side; each is still said alone, in one pass,
     # and cached on its own.
-    said = speak_sentences(
-        engine, [units for _, resolved, whole in resolved_beats if whole for units in _sentences(engine, resolved)]
+    said = (
+        speak_sentences(
+            aligned, [units for _, resolved, whole in resolved_beats if whole for units in _sentences(engine, resolved)]
+        )
+        if aligned is not None
+        else {}  # no beat is spoken whole
     )
     clock = 0.0
     beats = []
     for beat, resolved, whole in resolved_beats:
-        if whole:
-            segments, cuts = _aligned_beat(engine, resolved, clock, stats, said)
+        if whole and aligned is not None:
+            segments, cuts = _aligned_beat(aligned, resolved, clock, stats, said)
         else:
             segments, cuts = _segment_beat(engine, beat, resolved, recorded, clock, stats)
         marks = dict(zip(beat.bookmarks, cuts))
@@ -361,11 +371,20 @@ def build_timeline(
     return timeline
 
 
-def _segment_beat(engine, beat, resolved, recorded, clock: float, stats: NarrationStats):
+def _segment_beat(
+    engine: Engine,
+    beat: BeatScript,
+    resolved: Sequence[tuple[str, str]],
+    recorded: Mapping[tuple[str, int], Recording],
+    clock: float,
+    stats: NarrationStats,
+) -> tuple[list[Segment], list[float]]:
     """A beat spoken segment by segment (or recorded): (segments, bookmark times)."""
-    segments, cuts = [], []
+    segments: list[Segment] = []
+    cuts: list[float] = []
     for i, (written, spoken) in enumerate(resolved):
         source = engine.name
+        clip: Path | str  # "" for a segment with nothing to say
         if (beat.name, i) in recorded:
             path = recorded[(beat.name, i)].path
             clip, duration = recorded_clip(path)
@@ -389,7 +408,7 @@ def _segment_beat(engine, beat, resolved, recorded, clock: float, stats: Narrati
 _SENTENCE_END_RE = re.compile(r"[.!?…][»\"')\]]*$")
 
 
-def _beat_words(resolved) -> tuple[list[str], list[int], list[tuple[int, int]]]:
+def _beat_words(resolved: Sequence[tuple[str, str]]) -> tuple[list[str], list[int], list[tuple[int, int]]]:
     """A beat's spoken words, the word index of each bookmark (it sits before that word),
     and each sentence's [first, last) word range."""
     words: list[str] = []
@@ -398,7 +417,8 @@ def _beat_words(resolved) -> tuple[list[str], list[int], list[tuple[int, int]]]:
         words += spoken.split()
         if i < len(resolved) - 1:
             bounds.append(len(words))
-    sentences, start = [], 0
+    sentences: list[tuple[int, int]] = []
+    start = 0
     for k, word in enumerate(words):
         if _SENTENCE_END_RE.search(word) or k == len(words) - 1:
             sentences.append((start, k + 1))
@@ -406,13 +426,19 @@ def _beat_words(resolved) -> tuple[list[str], list[int], list[tuple[int, int]]]:
     return words, bounds, sentences
 
 
-def _sentences(engine, resolved) -> list[list[str]]:
+def _sentences(engine: Engine, resolved: Sequence[tuple[str, str]]) -> list[list[str]]:
     """The units of each of a beat's sentences, as the speaker says them."""
     words, _, sentences = _beat_words(resolved)
     return [[speaker_text(engine, w) for w in words[first:last]] for first, last in sentences]
 
 
-def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats, said=None):
+def _aligned_beat(
+    engine: AlignedEngine,
+    resolved: Sequence[tuple[str, str]],
+    clock: float,
+    stats: NarrationStats,
+    said: dict[tuple[str, ...], SpokenSentence] | None = None,
+) -> tuple[list[Segment], list[float]]:
     """A beat spoken sentence by sentence, each in one pass; the bookmarks fall on the
     first phoneme of the word after them and cut the audio into one clip per segment.
     `said`: sentences already spoken (`speak_sentences`), each used once as fresh.
@@ -423,19 +449,19 @@ def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats, said=No
     pieces: list[tuple[SpokenSentence, int]] = []  # each sentence and its offset in the beat
     offset = 0
     for units in _sentences(engine, resolved):
-        spoken = said.pop(tuple(units), None) or speak_sentence(engine, units)
-        if spoken.fresh:
+        sentence = said.pop(tuple(units), None) or speak_sentence(engine, units)
+        if sentence.fresh:
             stats.synthesized += 1
         else:
             stats.cached += 1
-        pieces.append((spoken, offset))
-        word_start += [offset + s for s in spoken.starts[:-1]]
-        offset += spoken.samples
+        pieces.append((sentence, offset))
+        word_start += [offset + s for s in sentence.starts[:-1]]
+        offset += sentence.samples
     total = offset
     cuts = [0] + [word_start[b] if b < len(words) else total for b in bounds] + [total]
     for a in range(len(cuts) - 2, -1, -1):  # never backwards (a word with no sound)
         cuts[a] = min(cuts[a], cuts[a + 1])
-    segments = []
+    segments: list[Segment] = []
     for i, (written, spoken) in enumerate(resolved):
         lo, hi = cuts[i], cuts[i + 1]
         clip = _cut_clip(pieces, lo, hi) if hi > lo else ""
@@ -452,7 +478,7 @@ def _aligned_beat(engine, resolved, clock: float, stats: NarrationStats, said=No
     return segments, [clock + c / CLIP_RATE_HZ for c in cuts[1:-1]]
 
 
-def _cut_clip(pieces, lo: int, hi: int) -> Path:
+def _cut_clip(pieces: Sequence[tuple[SpokenSentence, int]], lo: int, hi: int) -> Path:
     """Samples [lo, hi) of the beat's sentences laid end to end, as one cached clip."""
     parts = [(spoken, offset) for spoken, offset in pieces if offset < hi and offset + spoken.samples > lo]
     if len(parts) == 1 and lo == parts[0][1] and hi == parts[0][1] + parts[0][0].samples:
@@ -464,7 +490,7 @@ def _cut_clip(pieces, lo: int, hi: int) -> Path:
     except RuntimeError:  # missing or unreadable: cut again
         intact = False
     if not intact:
-        chunks = []
+        chunks: list[npt.NDArray[np.int16]] = []
         for spoken, offset in parts:
             data, _ = soundfile.read(str(spoken.clip), dtype="int16")
             chunks.append(data[max(lo - offset, 0) : min(hi - offset, spoken.samples)])
@@ -473,10 +499,12 @@ def _cut_clip(pieces, lo: int, hi: int) -> Path:
     return path
 
 
-def _resolve(segment: str, lookup) -> tuple[str, str]:
+def _resolve(segment: str, lookup: Callable[[str], Value]) -> tuple[str, str]:
     """(written, spoken) text of one segment; a field that fails raises FieldError
     carrying the field (`err.field`) so the message can point at its line."""
-    values = {}
+    values: dict[str, Value] = {}
+    # `render` takes numbers; a tuple or text value fails in it (TypeError, ValueError), reported below with its field.
+    value_of: Lookup = values.__getitem__
     for m in FIELD_RE.finditer(segment):
         key = m.group(1).partition(":")[0]
         if key not in values:
@@ -485,10 +513,10 @@ def _resolve(segment: str, lookup) -> tuple[str, str]:
             except (KeyError, ValueError) as err:
                 raise _field_error(f"number key '{key}' is not known to ffn_core ({err})", m.group(1)) from None
         try:
-            render(m.group(0), values.__getitem__)
+            render(m.group(0), value_of)
         except (FieldError, ValueError, TypeError) as err:
             raise _field_error(f"field {m.group(0)}: {err}", m.group(1)) from None
-    spoken, written = render(segment, values.__getitem__)
+    spoken, written = render(segment, value_of)
     return written, spoken
 
 

@@ -29,15 +29,20 @@ import importlib.metadata
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
-from voiceover.engines import CLIP_RATE_HZ, EngineError
+from voiceover.engines import CLIP_RATE_HZ, EngineError, EngineFacts
 from voiceover.engines import kokoro_assets as assets
+
+if TYPE_CHECKING:  # for annotations only: imported where used, so a missing runtime names its repair
+    from phonemizer.backend import EspeakBackend
 
 DEFAULT_VOICE = "ef_dora"
 DEFAULT_SPEED = 0.9  # clear for a lecture
@@ -51,8 +56,8 @@ _PUNCT = set(';:,.!?¡¿—…"«»“”()[] ')
 _CLAUSE_END_RE = re.compile(r"[,;:—–][»\"')]*$")
 
 
-def _versions() -> dict:
-    out = {}
+def _versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
     for dist in ("kokoro-onnx", "onnxruntime", "phonemizer", "espeakng-loader"):
         try:
             out[dist] = importlib.metadata.version(dist)
@@ -61,17 +66,17 @@ def _versions() -> dict:
     return out
 
 
-_VERSIONS: dict | None = None
+_VERSIONS: dict[str, str | None] | None = None
 
 
-def runtime_versions() -> dict:
+def runtime_versions() -> dict[str, str | None]:
     global _VERSIONS
     if _VERSIONS is None:
         _VERSIONS = _versions()
     return _VERSIONS
 
 
-def parse_speed(value) -> float | None:
+def parse_speed(value: float | str | None) -> float | None:
     """A Kokoro speed: a factor of the natural rate (0.5-2.0, e.g. `0.9`) or words per
     minute (80-450, converted with `NATURAL_WPM`)."""
     if value is None:
@@ -98,10 +103,16 @@ class KokoroEngine:
     lang: str = DEFAULT_LANG
     root: Path | None = None  # assets folder (default: kokoro_assets.kokoro_dir())
     name: str = "kokoro"
-    _checked: list = field(default_factory=list, compare=False, hash=False, repr=False)
+    _checked: list[bool] = field(default_factory=list, compare=False, hash=False, repr=False)
 
     @classmethod
-    def from_options(cls, voice: str | None = None, speed=None, env=None, **_) -> KokoroEngine:
+    def from_options(
+        cls,
+        voice: str | None = None,
+        speed: float | str | None = None,
+        env: Mapping[str, str] | None = None,
+        **_: object,
+    ) -> KokoroEngine:
         """The engine for `FFN_VOICE` (ef_dora, em_alex, em_santa), `FFN_VOICE_SPEED` and
         `FFN_KOKORO_LANG` (es-419 or es). Its voice file is checked now: a missing or
         corrupted one is an error naming it and the command that repairs it."""
@@ -124,7 +135,7 @@ class KokoroEngine:
             assets.check_voice(self.voice, self.root)
             self._checked.append(True)
 
-    def identity(self) -> dict:
+    def identity(self) -> EngineFacts:
         return {
             "engine": self.name,
             "voice": self.voice,
@@ -134,7 +145,7 @@ class KokoroEngine:
             "model_sha256": assets.MODEL_SHA256,
         }
 
-    def settings(self) -> dict:
+    def settings(self) -> EngineFacts:
         return {
             "voice": self.voice,
             "voice_sha256": assets.VOICE_SHA256.get(self.voice),
@@ -182,7 +193,7 @@ class KokoroEngine:
         soundfile.write(str(out_wav), pcm, CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
         return [UPSAMPLE * s for s in starts]
 
-    def speak(self, units: Sequence[str]) -> tuple[np.ndarray, list[int]]:
+    def speak(self, units: Sequence[str]) -> tuple[npt.NDArray[np.float32], list[int]]:
         """24 kHz audio of the units said as one sentence, and each unit's start sample
         then the length (at 24 kHz). A sentence too long for the model is said in parts,
         cut after a clause."""
@@ -259,11 +270,11 @@ class _Runtime:
         self.outputs = ["audio", assets.DURATION_OUTPUT]
         self.tokenizer = Tokenizer()  # points the phonemizer at espeak-ng's data from its wheel
         self.vocab = self.tokenizer.vocab
-        self.voices: dict[str, np.ndarray] = {}
-        self.backends: dict = {}
+        self.voices: dict[str, npt.NDArray[np.float32]] = {}  # name -> style table (-1, 1, 256)
+        self.backends: dict[str, EspeakBackend] = {}  # by language
         self.lock = threading.Lock()
 
-    def style(self, voice: str, n_tokens: int, root: Path | None) -> np.ndarray:
+    def style(self, voice: str, n_tokens: int, root: Path | None) -> npt.NDArray[np.float32]:
         """The voice's style vector for a call of `n_tokens` tokens (the table is indexed
         by the call's own length, so a sentence sounds the same alone or beside others)."""
         with self.lock:
@@ -271,9 +282,12 @@ class _Runtime:
                 data = assets.check_voice(voice, root).read_bytes()
                 self.voices[voice] = np.frombuffer(data, dtype=np.float32).reshape(-1, 1, 256)
             table = self.voices[voice]
-        return table[min(n_tokens, len(table)) - 1]
+        row: npt.NDArray[np.float32] = table[min(n_tokens, len(table)) - 1]  # (1, 256)
+        return row
 
-    def infer(self, tokens: list[int], style: np.ndarray, speed: float) -> tuple[np.ndarray, np.ndarray]:
+    def infer(
+        self, tokens: list[int], style: npt.NDArray[np.float32], speed: float
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
         feeds = {
             "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
             "style": style.astype(np.float32),
@@ -320,7 +334,8 @@ class _Runtime:
 
     def tokenize(self, phonemes: str) -> tuple[list[int], list[int]]:
         """Token ids, and for each character the index of its token (or of the next one)."""
-        tokens, token_of_char = [], []
+        tokens: list[int] = []
+        token_of_char: list[int] = []
         for ch in phonemes:
             token_of_char.append(len(tokens))
             if ch in self.vocab:

