@@ -34,15 +34,17 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 
-# Reinstall only when the project's declared dependencies change.
+# Reinstall only when the project's declared dependencies or their lock change.
+# constraints.txt holds the exact versions of the last verified environment (see lecture/lock.py;
+# refresh it with `.venv/bin/python -m lecture.lock` after a green test run).
 stamp=.venv/.ffn-video-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing the project into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
   # torch first and pinned: it resolves to the CPU build on disk, never a CUDA download.
-  .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[dev]"
+  .venv/bin/python -m pip install -q -c constraints.txt "torch==2.13.0"
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[dev]"
   echo "$want" > "$stamp"
 fi
 
