@@ -168,8 +168,9 @@ def bench_chunks(quality_name: str, only: list[str] | None, workers: int, chunk_
         print(
             f"  de ello, coste propio de trocear (arrancar manim y saltar lo anterior en cada trozo salvo el primero, "
             f"medido aparte, uno a uno): {fixed_cpu:.1f} s de CPU; (sin trocear + ese coste) / sin trocear = "
-            f"{fixed:.3f}: {'cumple' if fixed <= OVERHEAD_TARGET else 'NO cumple'}; el resto es el precio de "
-            f"compartir los núcleos entre procesos a la vez"
+            f"{fixed:.3f}: {'cumple' if fixed <= OVERHEAD_TARGET else 'NO cumple'}; el resto "
+            f"({(overhead - fixed) * unsplit_cpu:.1f} s de CPU) no es ni el arranque ni el salto, y aparece también "
+            f"con un solo trabajador (trozos uno tras otro): está sin explicar"
         )
         print(f"fotogramas de las escenas unidas idénticos a los sin trocear: {'sí' if same else 'NO'}")
         print(
