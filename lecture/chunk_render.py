@@ -73,13 +73,19 @@ class ChunkResult:
         return RenderedRange(self.first_frame, self.end_frame, self.frames_written)
 
 
+# Set by Dask's nanny in every worker (`distributed.nanny.pre-spawn-environ`) for numpy tasks;
+# manim under MALLOC_TRIM_THRESHOLD_=65536 returns its frame buffers to the system after every
+# frame and pays for it in CPU. A chunk renders in the environment a local render has.
+DASK_WORKER_ENV = frozenset({"MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
+
+
 def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResult:
     start = time.monotonic()
     attempt = Path(unit.media_dir) / f"{ATTEMPT_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     attempt.mkdir(parents=True, exist_ok=True)
     tmp_log, tmp_info = attempt / "scene.log.json", attempt / "chunk.json"
     env = dict(
-        os.environ,
+        {k: v for k, v in os.environ.items() if k not in DASK_WORKER_ENV},
         FFN_TIMELINE=unit.timeline_json,
         FFN_SCENE_LOG=str(tmp_log),
         FFN_CHUNK_FRAMES=f"{unit.start_frame}:{'' if unit.end_frame is None else unit.end_frame}",
