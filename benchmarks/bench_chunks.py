@@ -10,7 +10,6 @@ from __future__ import annotations
 import heapq
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from datetime import date
@@ -24,6 +23,7 @@ from lecture.chunked import ChunkPolicy, SceneJob, run_chunked
 from lecture.chunks import total_frames
 from lecture.dask_cluster import dask_executor, parse_scheduler
 from lecture.display import BuildDisplay
+from lecture.mux import framemd5
 from lecture.plan import load_plan, select
 from lecture.qualities import get_quality
 from lecture.render import RenderUnit
@@ -42,16 +42,6 @@ def predicted_wall_s(costs_s: list[float], workers: int) -> float:
     for cost in sorted(costs_s, reverse=True):
         heapq.heappush(loads, heapq.heappop(loads) + cost)
     return max(loads)
-
-
-def framemd5(video: Path) -> list[str]:
-    out = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-i", str(video), "-map", "0:v:0", "-f", "framemd5", "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [line.rsplit(",", 1)[-1].strip() for line in out.splitlines() if line and not line.startswith("#")]
 
 
 def cores() -> int:

@@ -131,3 +131,15 @@ def moov_before_mdat(path: Path) -> bool:
                 return False
             pos += size
             f.seek(pos)
+
+
+def framemd5(video: Path) -> list[str]:
+    """One MD5 per decoded video frame (ffmpeg's framemd5 muxer), without the header: two
+    videos with equal lists show the same pictures, whatever their containers."""
+    out = subprocess.run(
+        ["ffmpeg", "-nostdin", "-v", "error", "-i", str(video), "-map", "0:v:0", "-f", "framemd5", "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [line.rsplit(",", 1)[-1].strip() for line in out.splitlines() if line and not line.startswith("#")]

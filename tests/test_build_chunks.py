@@ -27,6 +27,7 @@ from lecture.chunks import (
     target_seconds,
 )
 from lecture.display import BuildDisplay
+from lecture.mux import framemd5
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
 from lecture.render import RenderUnit, read_log
@@ -125,15 +126,6 @@ def test_tiling_accepts_chunks_end_to_end_and_names_a_gap_an_overlap_or_a_short_
 
 
 # -- renders --------------------------------------------------------------------------------
-def framemd5(video: Path) -> list[str]:
-    """One MD5 per decoded video frame."""
-    out = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-i", str(video), "-map", "0:v:0", "-f", "framemd5", "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [line.rsplit(",", 1)[-1].strip() for line in out.splitlines() if line and not line.startswith("#")]
 
 
 class ChunkScene:

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 from fixtures.build_support import base_lecture, frames_of, fresh_copy, quiet_console
-from test_build_chunks import FPS, framemd5
+from test_build_chunks import FPS
 
 from lecture.build import build
 from lecture.chunk_render import ChunkUnit
 from lecture.dask_cluster import ENV_VAR, SchedulerSpec, configured_scheduler, dask_executor, parse_scheduler
+from lecture.mux import framemd5
 
 pytest.importorskip("distributed")
 

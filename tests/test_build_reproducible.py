@@ -3,23 +3,12 @@ re-rendered and (later) chunked or distributed renders can be trusted to join.""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from fixtures.build_support import quiet_console, write_tiny_lecture
 
 from lecture.build import build
-
-
-def framemd5(video: Path) -> list[str]:
-    """One MD5 per decoded video frame (ffmpeg's framemd5 muxer), without the header."""
-    out = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-i", str(video), "-map", "0:v:0", "-f", "framemd5", "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [line.rsplit(",", 1)[-1].strip() for line in out.splitlines() if line and not line.startswith("#")]
+from lecture.mux import framemd5
 
 
 def _clean_build(root: Path, monkeypatch) -> Path:
