@@ -193,6 +193,9 @@ def _read_relay(prompt: str, seed: int) -> RelayReading:
     return run_relay(model, vocab, prompt, answers[prompt], seed)
 
 
+# Cached on disk like the readings: counting builds the model in torch, whose import alone
+# costs every render process that reads these numbers about 2 CPU seconds.
+@disk_cached("ffn_core.modules", "ffn_core.params")
 def relay_count(model: str = LARGE_MODEL) -> RelayCount:
     """Count the handoffs and norms of ``model`` on its torch modules (meta device)."""
     from torch import nn

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ffn_core.cache import disk_cached
 from ffn_core.numbers import Number
 
 PREFIX = "block"
@@ -51,6 +52,9 @@ class BlockShapes:
         return (self.input, self.norm1, self.attention, self.add1, self.norm2, self.ffn, self.add2)
 
 
+# Cached on disk: tracing needs torch, whose import alone costs every render process (each
+# chunk of a scene that counts the registry) about 2 CPU seconds.
+@disk_cached("ffn_core.modules", "ffn_core.params")
 def trace_block_shapes(model: str = MODEL, seq_len: int = LLAMA2_CONTEXT_LENGTH) -> BlockShapes:
     """Run a ``[seq_len x d_model]`` input through ``model``'s block on the meta device and
     record each stage's output shape. Deterministic; allocates nothing."""
