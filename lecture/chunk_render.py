@@ -61,6 +61,7 @@ class ChunkResult:
     log: str
     seconds: float  # wall time
     cpu_s: float = 0.0  # CPU time of the manim process and its children
+    cpu_to_first_s: float = 0.0  # of which before its first drawn frame (start, skipped construct())
     first_frame: int | None = None
     end_frame: int = 0
     frames_written: int = 0
@@ -145,6 +146,7 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
             unit.log,
             time.monotonic() - start,
             cpu_s=float(info["cpu_s"]),
+            cpu_to_first_s=float(info.get("cpu_to_first_s") or 0.0),
             first_frame=info["first_frame"],
             end_frame=int(end),
             frames_written=written,

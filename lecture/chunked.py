@@ -63,6 +63,7 @@ class ChunkOutcome:
     cpu_s: float  # CPU time of its render (0 when reused)
     worker: str = ""
     task: str = ""
+    cpu_to_first_s: float = 0.0  # of `cpu_s`, before its first drawn frame: manim's start, skipped construct()
 
 
 @dataclass(frozen=True)
@@ -308,6 +309,7 @@ def _keep_chunk(state: _Scene, i: int, result: ChunkResult, digest: str) -> None
             "first_frame": result.first_frame,
             "past_frame": result.end_frame,
             "cpu_s": result.cpu_s,
+            "cpu_to_first_s": result.cpu_to_first_s,
             "worker": result.worker,
         },
     )
@@ -361,6 +363,7 @@ def _outcomes(state: _Scene) -> tuple[ChunkOutcome, ...]:
             r.cpu_s,
             r.worker,
             r.task,
+            r.cpu_to_first_s,
         )
         for i, r in sorted(state.results.items())
     )

@@ -53,6 +53,7 @@ class ChunkGate:
         self.first_frame: int | None = None  # the first drawn animation's start
         self.past_frame: int | None = None  # the first animation past the range
         self.tearing_down = False
+        self.cpu_to_first_s: float | None = None  # CPU seconds spent before the first drawn animation
 
     def install(self) -> None:
         from manim.renderer.cairo_renderer import CairoRenderer
@@ -77,6 +78,7 @@ class ChunkGate:
             elif at >= gate.start_frame:
                 if gate.first_frame is None:
                     gate.first_frame = at
+                    gate.cpu_to_first_s = _cpu_s()
                 return play(renderer, scene, *args, **kwargs)
             # Skipped: manim restores this status at the start of each play.
             saved = renderer._original_skipping_status
@@ -96,10 +98,19 @@ class ChunkGate:
         NarratedScene.tear_down = gated_tear_down  # type: ignore[method-assign]  # likewise
 
     def info(self) -> dict:
-        own = resource.getrusage(resource.RUSAGE_SELF)
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu_s = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-        return {"first_frame": self.first_frame, "past_frame": self.past_frame, "cpu_s": round(cpu_s, 3)}
+        return {
+            "first_frame": self.first_frame,
+            "past_frame": self.past_frame,
+            "cpu_s": round(_cpu_s(), 3),
+            "cpu_to_first_s": None if self.cpu_to_first_s is None else round(self.cpu_to_first_s, 3),
+        }
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process so far, its waited-for children included."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:

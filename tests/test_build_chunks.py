@@ -188,6 +188,8 @@ def test_a_chunked_scene_decodes_to_exactly_the_frames_of_an_unsplit_render(tmp_
     assert len(one) == expected
     assert joined == one  # frame for frame, bit for bit: the chunks carry manim's own encoded animations
     assert len(set(one[parts[1].start_frame - 2 : parts[1].start_frame + 2])) == 4  # it moves across the cut
+    # Each process tells its CPU seconds before its first drawn frame (start, skipped construct()) apart.
+    assert all(0 < p.cpu_to_first_s < p.cpu_s for p in parts)
     log = read_log(chunked.log)
     assert log["frames"] == expected and log["numbers_read"] == {"params.gpt2_small.d_model": 768}
     assert log["bookmarks_fired_s"] == read_log(unsplit.log)["bookmarks_fired_s"]
