@@ -19,16 +19,18 @@ With `--workers N` it measures instead the publishing render of the scenes named
 (all of them when omitted) at `--quality`, side by side in one run: each scene rendered
 unsplit in one manim process, one scene after another; then all of them cut into chunks
 (`lecture.chunks`; `--chunk-s` sets the target length) rendered on a local Dask cluster of
-N worker processes. It prints, for each, the wall time and the CPU seconds of the manim
-processes; the speed-up; the chunking overhead (chunked CPU seconds over unsplit CPU
-seconds, target <= 1.15), and apart from it what chunking itself costs (each chunk's manim
-start and skipped construct(), measured alone: on a machine with fewer cores than the
-processes running at once, the CPU seconds of every process also grow); whether the
-joined scenes decode to the unsplit frames; what a minute of lecture costs to render at
-this quality on this machine; and, when the machine has fewer cores than N, the wall time
-predicted for N workers with one core each from the CPU seconds of every chunk (longest
-first onto the least-loaded worker) beside the one measured, and its speed-up (target
->= 6x with 16 workers for the whole lecture at 1080p).
+N worker processes; the two alternate `--repeat` times (default 3), because the CPU
+seconds of one render vary by 10 to 30 % between runs on a shared machine. It prints, for
+each repetition and as medians, the wall time and the CPU seconds of the manim processes;
+the speed-up; the chunking overhead (chunked CPU seconds over the unsplit ones just
+before, median; target <= 1.15), and within it what chunking adds by construction (each
+process's start and skipped construct(), measured in the same runs up to each process's
+first drawn frame) and how the drawn frames, the same work either way, compared; whether
+the joined scenes decode to the unsplit frames; what a minute of lecture costs to render
+at this quality on this machine; and, when the machine has fewer cores than N, the wall
+time predicted for N workers with one core each from the CPU seconds of every chunk
+(longest first onto the least-loaded worker) beside the one measured, and its speed-up
+(target >= 6x with 16 workers for the whole lecture at 1080p).
 """
 
 from __future__ import annotations
@@ -126,11 +128,12 @@ def main() -> int:
     parser.add_argument("--quality", default="1080p", help="quality of the chunked measure (default 1080p)")
     parser.add_argument("--only", nargs="+", metavar="ESCENA", help="scenes of the chunked measure (default: all)")
     parser.add_argument("--chunk-s", type=float, help="target chunk length (default: the build's own choice)")
+    parser.add_argument("--repeat", type=int, default=3, help="alternate unsplit and chunked this many times")
     args = parser.parse_args()
     if args.workers is not None:
         from bench_chunks import bench_chunks
 
-        return bench_chunks(args.quality, args.only, args.workers, args.chunk_s, args.keep)
+        return bench_chunks(args.quality, args.only, args.workers, args.chunk_s, args.keep, args.repeat)
     tmp = Path(tempfile.mkdtemp(prefix="ffn-bench-"))
     try:
         repo = copy_repo(tmp / "repo")

@@ -33,9 +33,10 @@ from lecture.qualities import Quality
 from voiceover.timeline import Timeline
 
 # The shortest chunk a build plans by itself, in seconds of video (--chunk-s may ask for
-# less). Every chunk pays a manim start (about 3 CPU seconds) and runs construct() with the
-# animations before it skipped (several CPU seconds for a scene rich in transforms, which
-# copy mobjects even when skipped), so short chunks cost more CPU than they save in wall time.
+# less). Every chunk pays a manim start (about 1.5 CPU seconds) and runs construct() with the
+# animations before it skipped (about 6 CPU seconds for the first 28 s of the closing card:
+# transforms copy their mobjects even when skipped), so short chunks cost more CPU than they
+# save in wall time.
 MIN_CHUNK_S = 20.0
 
 
