@@ -10,6 +10,7 @@ APT_PACKAGES=(
   ffmpeg sox espeak-ng                        # video mux, audio checks, Spanish speech
   texlive-latex-base texlive-latex-extra texlive-fonts-recommended texlive-lang-spanish dvisvgm
   fonts-dejavu-core                           # the kit's font: has á é í ó ú ñ ¿ ¡
+  wspanish                                    # Spanish word list: the lexicon test finds untaught words
 )
 
 missing=()
