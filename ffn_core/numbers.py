@@ -7,6 +7,14 @@ first part names the group); asking for one key computes only its group, so
 ``number("params.llama2_7b.total")`` trains nothing. Heavy groups (xor, memory, pretrained)
 read their results from the on-disk cache when present.
 
+Each number also says what kind of figure it is (``kind``): ``computed`` by ``ffn_core``
+(the default), ``published`` (a model's configuration or size as its authors give it:
+d_model 4096, 32 layers, "LLaMA-2 7B") or ``quoted`` (a figure taken from the course's
+source texts, like the seed's 72 %, shown and said as quoted). A published or quoted number
+names its ``citation``: a key of ``voiceover/references.toml``, then, after a space, where
+in it (for a quoted figure the seed file and line, ``ffn-interactivo.txt:60``); a published
+figure from a work outside the bibliography names the work in words.
+
 Scenes read through here and nowhere else in ``ffn_core`` (bar the pure drawing functions
 of ``ffn_core.shapes``), so ``ffn-video numbers --json`` lists everything they show: a
 number with its value, a dataset with its shape and the SHA-256 of its content.
@@ -24,6 +32,11 @@ from dataclasses import dataclass
 
 Value = int | float | tuple[object, ...] | str
 
+COMPUTED = "computed"  # by ffn_core, from the code and the data
+PUBLISHED = "published"  # a model's configuration or size, as its authors give it
+QUOTED = "quoted"  # a figure of the course's source texts, shown and said as quoted
+KINDS = (COMPUTED, PUBLISHED, QUOTED)
+
 PARAMETERS = "parameters"
 FRACTION = "fraction (0-1)"
 WIDTH = "dimensions"
@@ -32,18 +45,33 @@ WIDTH = "dimensions"
 @dataclass(frozen=True)
 class Number:
     """One audited number: ``key`` (dotted), ``value``, ``unit``, and ``source``, the call
-    that computed it (e.g. "ffn_core.params.param_counts('llama2_7b').ffn_share")."""
+    that computed it (e.g. "ffn_core.params.param_counts('llama2_7b').ffn_share").
+
+    ``kind`` is "computed" (the default), "published" or "quoted"; the last two carry a
+    ``citation`` (a references key, optionally followed by a space and a locator)."""
 
     key: str
     value: Value
     unit: str
     source: str
+    kind: str = COMPUTED
+    citation: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, (int, float, tuple, str)):
             raise TypeError(
                 f"number {self.key!r}: value must be int, float, tuple or str, got {type(self.value).__name__}"
             )
+        if self.kind not in KINDS:
+            raise ValueError(f"number {self.key!r}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.kind != COMPUTED and not self.citation.strip():
+            raise ValueError(f"number {self.key!r}: a {self.kind} number names its citation (a references key)")
+
+    @property
+    def citation_key(self) -> str:
+        """The bibliography key the citation starts with ("" for a work named in words)."""
+        head = self.citation.split(" ", 1)[0].rstrip(",;")
+        return head if head and all(c.islower() or c.isdigit() or c == "_" for c in head) else ""
 
 
 @dataclass(frozen=True)
@@ -149,6 +177,27 @@ _CONFIG_FIELDS = (  # ModelConfig attribute -> unit
 )
 
 
+# Who published each model's configuration: a key of voiceover/references.toml, or the work
+# in words when the lecture's bibliography does not list it (its `published_source`).
+_CONFIG_CITATIONS = {
+    "gpt2_small": "radford2019",
+    "gpt2_medium": "radford2019",
+    "gpt2_large": "radford2019",
+    "gpt2_xl": "radford2019",
+    "gpt3_175b": "brown2020",
+    "llama2_7b": "touvron2023",
+    "llama2_13b": "touvron2023",
+    "llama2_70b": "touvron2023",
+    "minilm_l6": "wang2020",  # MiniLM's 6-layer, 384-wide architecture
+}
+# all-MiniLM-L6-v2 (its name and its released weights) is sentence-transformers' model.
+_RELEASE_CITATIONS = {"minilm_l6": "reimers2019"}
+
+
+def _config_citation(name: str, source: str) -> str:
+    return _CONFIG_CITATIONS.get(name) or source
+
+
 def _params_numbers() -> tuple[Number, ...]:
     from ffn_core.params import MODELS, param_counts
 
@@ -157,22 +206,38 @@ def _params_numbers() -> tuple[Number, ...]:
         counts = param_counts(name)
         call = f"ffn_core.params.param_counts({name!r})"
         cfg = f"ffn_core.params.get_config({name!r})"
+        cited = _config_citation(name, config.published_source)
+        released = _RELEASE_CITATIONS.get(name, cited)
         numbers += [
             Number(f"params.{name}.{field}", getattr(counts, field), unit, f"{call}.{field}")
             for field, unit in _COUNT_FIELDS
         ]
         numbers += [
-            Number(f"params.{name}.{field}", getattr(config, field), unit, f"{cfg}.{field}")
+            Number(f"params.{name}.{field}", getattr(config, field), unit, f"{cfg}.{field}", PUBLISHED, cited)
             for field, unit in _CONFIG_FIELDS
         ]
         numbers += [
             # Names carry figures too ("LLaMA-2 7B"): registered, so the screen shows them audited.
-            Number(f"params.{name}.display_name", config.display_name, "name", f"{cfg}.display_name"),
+            Number(
+                f"params.{name}.display_name", config.display_name, "name", f"{cfg}.display_name", PUBLISHED, released
+            ),
+            # The name without its size ("GPT-2" of "GPT-2 small"), for a screen that writes
+            # the size in Spanish («GPT-2 pequeño»).
+            Number(
+                f"params.{name}.family",
+                config.display_name.split(" ")[0],
+                "name",
+                f"{cfg}.display_name.split(' ')[0]",
+                PUBLISHED,
+                released,
+            ),
             Number(
                 f"params.{name}.published_total",
                 config.published_total,
                 PARAMETERS,
                 f"{cfg}.published_total ({config.published_source})",
+                PUBLISHED,
+                released,
             ),
             Number(
                 f"params.{name}.total_vs_published",
@@ -186,6 +251,7 @@ def _params_numbers() -> tuple[Number, ...]:
 
 def _swiglu_numbers() -> tuple[Number, ...]:
     from ffn_core.ffn import swiglu_width
+    from ffn_core.params import get_config
 
     numbers = []
     for model in ("llama2_7b", "llama3_8b"):
@@ -194,7 +260,14 @@ def _swiglu_numbers() -> tuple[Number, ...]:
         numbers += [
             Number(f"swiglu.{model}.relu_width", width.relu_width, WIDTH, f"{call}.relu_width"),
             Number(f"swiglu.{model}.two_thirds_width", width.two_thirds_width, WIDTH, f"{call}.two_thirds_width"),
-            Number(f"swiglu.{model}.multiple_of", width.multiple_of, WIDTH, f"{call}.multiple_of"),
+            Number(
+                f"swiglu.{model}.multiple_of",
+                width.multiple_of,
+                WIDTH,
+                f"{call}.multiple_of",
+                PUBLISHED,
+                _config_citation(model, get_config(model).published_source),
+            ),
             Number(f"swiglu.{model}.width", width.swiglu_width, WIDTH, f"{call}.swiglu_width"),
             Number(f"swiglu.{model}.relu_params", width.relu_params, PARAMETERS, f"{call}.relu_params"),
             Number(f"swiglu.{model}.swiglu_params", width.swiglu_params, PARAMETERS, f"{call}.swiglu_params"),

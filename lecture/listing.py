@@ -125,7 +125,8 @@ def dataset_rows(plan, datasets, build_root: Path | None = None) -> list[dict]:
 
 def audit_rows(plan, build_root: Path | None = None) -> list[dict]:
     """The rows `ffn-video numbers --json` prints: every number (key, value, unit, source,
-    scenes) and after them every dataset (see `dataset_rows`), each marked "kind": "dataset"."""
+    kind: "computed" | "published" | "quoted", citation, scenes) and after them every
+    dataset (see `dataset_rows`), each marked "kind": "dataset"."""
     from ffn_core.numbers import all_datasets, all_numbers
     from lecture.audit import numbers_with_scenes
 
@@ -140,5 +141,7 @@ def audit_lines(rows: list[dict]) -> list[str]:
         if row.get("kind") == "dataset":
             lines.append(f"{row['key']}\tsha256:{row['sha256'][:16]}\t{row['shape']}\t{scenes}")
         else:
-            lines.append(f"{row['key']}\t{row['value']}\t{row['unit']}\t{scenes}")
+            kind = row.get("kind", "computed")
+            said = kind if kind == "computed" else f"{kind} ({row.get('citation', '')})"
+            lines.append(f"{row['key']}\t{row['value']}\t{row['unit']}\t{said}\t{scenes}")
     return lines

@@ -64,7 +64,12 @@ def test_headline_numbers_match_independent_values(numbers):
 def test_number_looks_up_one_key():
     entry = number("params.gpt3_175b.d_model")
     assert entry == Number(
-        "params.gpt3_175b.d_model", 12288, "dimensions", "ffn_core.params.get_config('gpt3_175b').d_model"
+        "params.gpt3_175b.d_model",
+        12288,
+        "dimensions",
+        "ffn_core.params.get_config('gpt3_175b').d_model",
+        "published",  # a model's configuration, as its authors give it
+        "brown2020",
     )
 
 

@@ -142,12 +142,13 @@ def test_numbers_are_spoken_and_written_from_the_registry(tmp_path, cache):
 
 def test_the_shipped_fields_are_well_formed():
     from voiceover.paths import SCRIPT_DIR
+    from voiceover.spoken import FORMATS
 
     for path in sorted(SCRIPT_DIR.glob("*.toml")):
         script = load_script(path.stem, path)
         for field in script.fields():
             key, _, fmt = field.partition(":")
-            assert fmt in ("entero", "millones", "porcentaje", "fraccion", "decimal"), (path, field)
+            assert fmt in FORMATS, (path, field)
 
 
 def timeline_with_bookmarks(tmp_path):
@@ -205,4 +206,13 @@ def test_a_bookmark_repeated_in_another_beat_names_both(tmp_path):
         'title = "T"\n[[beat]]\nname = "a"\ntext = "uno {#x} dos"\n[[beat]]\nname = "b"\ntext = "tres {#x} cuatro"\n',
     )
     with pytest.raises(ScriptError, match=rf"{path}:7: beat 'b': duplicate bookmark 'x' \(already in beat 'a'\)"):
+        load_script("escena", path)
+
+
+def test_a_beat_names_the_works_it_rests_on_with_sources(tmp_path):
+    path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "hola"\nsources = ["geva2021"]\n')
+    beat = load_script("escena", path).beats[0]
+    assert beat.sources == ("geva2021",)
+    path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "hola"\nfuentes = ["geva2021"]\n')
+    with pytest.raises(ScriptError, match=r"unknown keys \['fuentes'\] \(allowed: name, text, pause_s, sources\)"):
         load_script("escena", path)

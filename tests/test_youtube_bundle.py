@@ -72,6 +72,38 @@ def test_dry_run_writes_a_bundle_that_passes_every_rule(lecture, capsys):
     assert not list(folder.glob("*.part"))
 
 
+def test_the_description_lists_the_works_the_plan_cites_and_says_where_numbers_come_from(lecture, capsys):
+    script = lecture / "uno.toml"
+    script.write_text(
+        'title = "T"\n[[beat]]\nname = "uno"\ntext = "Hola."\nsources = ["geva2021", "fuente_ffn_interactivo"]\n',
+        encoding="utf-8",
+    )
+    (lecture / "plan.toml").write_text(
+        f'[[scene]]\nname = "uno"\nmodule = "tests/fixtures/tiny_scenes.py"\nclass = "TinyB"\n'
+        f'script_path = "{script}"\n',
+        encoding="utf-8",
+    )
+    assert main(["publish", "--dry-run", "--quality", "preview"]) == 0
+    assert "FALLA" not in capsys.readouterr().out  # the check's rules: 5000 bytes, no < or >
+    description = (lecture / "renders/preview/youtube/description.txt").read_text(encoding="utf-8")
+    references = description.split("\n\nReferencias:\n", 1)[1].split("\n\n")[0].splitlines()
+    assert references == [
+        "Geva, M.; Schuster, R.; Berant, J.; Levy, O. (2021). Transformer Feed-Forward Layers Are Key-Value "
+        "Memories. EMNLP 2021. https://arxiv.org/abs/2012.14913",
+        "Texto fuente del curso (2026). FFN interactivo (texto de referencia del curso; cifras citadas, no "
+        "calculadas). material del curso.",
+    ]
+    # The note no longer claims every figure is computed: published and quoted ones are named.
+    assert "ninguno está copiado a mano" not in description
+    assert "publicaron sus autores" in description and "cifra citada" in description
+
+
+def test_the_description_limit_is_the_one_the_check_enforces():
+    from lecture.youtube import check, settings
+
+    assert settings.MAX_DESCRIPTION_BYTES == check.MAX_DESCRIPTION_BYTES == 5000
+
+
 def test_a_second_dry_run_keeps_the_copied_video_and_takes_the_privacy_asked_for(lecture, capsys):
     assert main(["publish", "--dry-run", "--quality", "preview"]) == 0
     assert main(["publish", "--dry-run", "--quality", "preview", "--privacy", "unlisted"]) == 0

@@ -5,6 +5,9 @@ Inside a beat's text:
 - `{clave:formato}` is a number read from `ffn_core` and spoken the Spanish way
   (see `voiceover.spoken`); numbers are never typed into the narration by hand.
 
+A beat that states a research result or a claim about real models names the works it
+rests on: `sources = ["geva2021", ...]`, keys of `voiceover/references.toml`.
+
 Every error names the file, the line and the beat at fault.
 """
 
@@ -45,6 +48,7 @@ class BeatScript:
     line: int  # 1-based line of the beat's `[[beat]]` header in its file
     text: str = ""  # the text as written, fields and bookmarks included
     text_line: int = 0  # 1-based line where `text` starts in the file
+    sources: tuple[str, ...] = ()  # keys of `voiceover/references.toml` the beat cites
 
     def line_of(self, token: str) -> int:
         """File line of the first `token` in the beat's text (the header line if absent)."""
@@ -66,6 +70,10 @@ class Script:
         known = ", ".join(b.name for b in self.beats)
         raise ScriptError(f"{self.path}: scene '{self.scene}' has no beat '{name}' (beats: {known})")
 
+    def sources(self) -> tuple[str, ...]:
+        """Every reference key the beats cite, in order, each once."""
+        return tuple(dict.fromkeys(k for b in self.beats for k in b.sources))
+
     def fields(self) -> tuple[str, ...]:
         """Every `{clave:formato}` field used, in order of appearance."""
         return tuple(m.group(1) for b in self.beats for s in b.segments for m in FIELD_RE.finditer(s))
@@ -86,7 +94,9 @@ def load_script(scene: str, path: Path | None = None) -> Script:
     return parse_script(scene, data, raw, path)
 
 
-def parse_script(scene: str, data: dict[str, Any], raw: str, path: Path) -> Script:
+def parse_script(scene: str, data: dict[str, Any], raw: str, path: Path, references: Path | None = None) -> Script:
+    """Validate a parsed narration file; `sources` are checked against `references`
+    (default `voiceover/references.toml`)."""
     lines = raw.splitlines()
     header_lines = [i + 1 for i, line in enumerate(lines) if line.strip() == "[[beat]]"]
     title = data.get("title")
@@ -123,10 +133,13 @@ def parse_script(scene: str, data: dict[str, Any], raw: str, path: Path) -> Scri
         pause = entry.get("pause_s", DEFAULT_PAUSE_S)
         if not isinstance(pause, (int, float)) or pause < 0:
             raise ScriptError(f"{where}: pause_s must be a number of seconds >= 0 (got {pause!r})")
-        unknown = set(entry) - {"name", "text", "pause_s"}
+        unknown = set(entry) - {"name", "text", "pause_s", "sources"}
         if unknown:
-            raise ScriptError(f"{where}: unknown keys {sorted(unknown)} (allowed: name, text, pause_s)")
-        beats.append(BeatScript(name, segments, marks, float(pause), line, text, text_line))
+            raise ScriptError(f"{where}: unknown keys {sorted(unknown)} (allowed: name, text, pause_s, sources)")
+        sources = _sources(
+            entry.get("sources", []), f"{path}:{_key_line(lines, line, 'sources')}: beat '{name}'", references
+        )
+        beats.append(BeatScript(name, segments, marks, float(pause), line, text, text_line, sources))
     return Script(scene, title.strip(), tuple(beats), path)
 
 
@@ -165,6 +178,39 @@ def _split(text: str, path: Path, beat: str, text_line: int) -> tuple[tuple[str,
     parts = BOOKMARK_RE.split(text)
     segments = tuple(" ".join(p.split()) for p in parts[0::2])
     return segments, tuple(marks)
+
+
+def _sources(value: Any, where: str, references: Path | None) -> tuple[str, ...]:
+    """A beat's `sources`: a list of distinct keys, each in the bibliography."""
+    if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
+        raise ScriptError(f'{where}: `sources` must be a list of reference keys, e.g. ["geva2021"] (got {value!r})')
+    if len(set(value)) != len(value):
+        raise ScriptError(f"{where}: `sources` repeats a key ({value!r})")
+    if not value:
+        return ()
+    from voiceover.references import REFERENCES_PATH, BibliographyError, close_matches, load_references
+
+    try:
+        known = load_references(references)
+    except BibliographyError as err:
+        raise ScriptError(f"{where}: cannot check `sources`: {err}") from None
+    for key in value:
+        if key not in known:
+            raise ScriptError(
+                f"{where}: unknown source '{key}', not in {references or REFERENCES_PATH}{close_matches(key, known)}"
+            )
+    return tuple(value)
+
+
+def _key_line(lines: list[str], header_line: int, key: str) -> int:
+    """Line of `key = ...` inside the beat whose header is at `header_line` (else the header)."""
+    for i in range(header_line, len(lines)):
+        stripped = lines[i].strip()
+        if stripped == "[[beat]]":
+            break
+        if re.match(rf"^{re.escape(key)}\s*=", stripped):
+            return i + 1
+    return header_line
 
 
 def _text_line(lines: list[str], header_line: int) -> int:

@@ -19,6 +19,7 @@ from lecture.youtube import YoutubeError
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "youtube.toml"
 PRIVACY_STATUSES = ("private", "unlisted", "public")
 MAX_TITLE_CHARS = 100
+MAX_DESCRIPTION_BYTES = 5000  # YouTube counts the description's UTF-8 bytes
 MAX_TAGS_CHARS = 500  # YouTube counts the tags' characters (a tag with a space counts its quotes too)
 CATEGORY_EDUCATION = "27"
 

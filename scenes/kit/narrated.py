@@ -4,8 +4,13 @@ Scenes never invent durations. Inside `with self.beat("name") as b:` a scene ask
 `b.until("bookmark")` or `b.remaining()` for run times; the scene keeps its own frame
 clock, so every animation ends on the frame nearest the audio time it was aimed at and
 rounding never accumulates. Each beat is padded to its narrated end, the scene to its
-timeline's total, and a log records when each bookmark fired, which numbers were read
-and any text that left the frame or overlapped other text at the end of any animation.
+timeline's total, and a log records when each bookmark fired, which numbers were read,
+which works each beat cites, every text shown, and any text that left the frame or
+overlapped other text at the end of any animation.
+
+A beat whose script names `sources` shows their discreet citation (`scenes.kit.citation`)
+in the corner `citation_corner` (bottom right unless the scene says otherwise) while it
+plays; it fades in and out by an updater, so it never takes time from the beat.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from manim import MarkupText, MathTex, Scene, Tex, Text, Wait, config
+from manim import DR, Animation, MarkupText, MathTex, Scene, Tex, Text, Wait, config
 
 from scenes.kit import palette
+from scenes.kit.citation import Citation, fade_share
 from voiceover.atomic import write_json
 from voiceover.script import ScriptError
 from voiceover.timeline import BeatTiming, Timeline, build_timeline
@@ -124,6 +130,10 @@ class NarratedScene(Scene):
     """Base class of every lecture scene. Subclasses set `script` to their narration name."""
 
     script: str = ""
+    # Where a beat's citation sits (DR, DL, UR, UL); `citation_corners` overrides it per beat,
+    # for a beat whose own text takes that corner.
+    citation_corner: np.ndarray = DR
+    citation_corners: dict[str, np.ndarray] = {}
 
     def setup(self) -> None:
         if not self.script:
@@ -139,6 +149,11 @@ class NarratedScene(Scene):
         self.numbers_read: dict[str, object] = {}
         self.layout_problems: list[str] = []
         self._beat_names: list[str] = []
+        self.beat_sources: dict[str, list[str]] = {}
+        self.visible_texts: dict[str, list[str]] = {}
+        self._citation: Citation | None = None
+        self._citation_span = (0.0, 0.0)  # scene seconds it shows from and to
+        self._citation_clock = 0.0  # scene time as its updater counts it inside a play
 
     # -- time ------------------------------------------------------------------------
     @property
@@ -147,6 +162,14 @@ class NarratedScene(Scene):
 
     def play(self, *animations, run_time: float | None = None, **kwargs) -> None:
         self._refuse_stale(run_time)
+        if self._citation is not None:
+            # The citation belongs to the beat, not to the scene's drawing: a scene clearing
+            # the stage (`FadeOut(m) for m in self.mobjects`) leaves it where it is.
+            kept = tuple(a for a in animations if not (isinstance(a, Animation) and a.mobject is self._citation))
+            if not kept and animations:
+                seconds = run_time if run_time is not None else _natural_run_time(animations)
+                kept = (Wait(run_time=seconds),)
+            animations = kept
         target = run_time.target_s if isinstance(run_time, ClockTime) else None
         seconds = run_time if run_time is not None else _natural_run_time(animations)
         wanted = round(target * self.fps) - self.frames if target is not None else round(seconds * self.fps)
@@ -187,15 +210,18 @@ class NarratedScene(Scene):
         top-up supplies the missing frame. (Scene.play is called directly: Scene.wait
         would come back through our own `play`.)"""
         before = self.renderer.time
+        self._citation_before(frames)
         play_fn((frames - 0.5) / self.fps)
         if self.renderer.skip_animations:  # `-s` stills: nothing is written, count as asked
             self.frames += frames
+            self._citation_after()
             return
         written = int(round((self.renderer.time - before) * self.fps))
         if written < frames:
             Scene.play(self, Wait(run_time=(frames - written + 0.5) / self.fps, frozen_frame=True))
             written = int(round((self.renderer.time - before) * self.fps))
         self.frames += written
+        self._citation_after()
 
     # -- beats -----------------------------------------------------------------------
     @contextmanager
@@ -212,9 +238,12 @@ class NarratedScene(Scene):
         if self.frames < start_frame:
             self.wait(ClockTime((start_frame - self.frames) / self.fps, start_frame / self.fps))
         self._beat_names.append(name)
+        self.beat_sources[name] = list(timing.sources)
+        self._show_citation(timing)
         yield Beat(self, timing)
         self._check_layout(name)
         self.wait(ClockTime(timing.end_s - self.clock_s, timing.end_s))
+        self._end_citation(timing)
 
     def number(self, key: str):
         """A value from `ffn_core`'s audited registry (never a typed-in figure)."""
@@ -223,6 +252,84 @@ class NarratedScene(Scene):
         value = number(key).value
         self.numbers_read[key] = value
         return value
+
+    def number_kind(self, key: str) -> str:
+        """What kind of figure `key` is: "computed" (by ffn_core), "published" (a model's
+        configuration as its authors give it) or "quoted" (a figure of the source texts,
+        shown and said as quoted)."""
+        from ffn_core.numbers import number
+
+        return number(key).kind
+
+    # -- citations ---------------------------------------------------------------------
+    def place_citation(self, citation: Citation, beat: str) -> None:
+        """Put a beat's citation in its corner; override for a place no corner gives."""
+        citation.place(self.citation_corners.get(beat, self.citation_corner))
+
+    def _show_citation(self, timing: BeatTiming) -> None:
+        keys = tuple(timing.sources)
+        if self._citation is not None and self._citation.keys == keys:
+            return  # the previous beat cited the same works: it stays, without a blink
+        self._drop_citation()
+        if not keys:
+            return
+        citation = Citation.of(keys)
+        self.place_citation(citation, timing.name)
+        # It shows until the end of the last of the following beats citing the same works.
+        beats = list(self.timeline.beats)
+        index = beats.index(timing)
+        end = timing.end_s
+        for later in beats[index + 1 :]:
+            if tuple(later.sources) != keys:
+                break
+            end = later.end_s
+        self._citation_span = (self.clock_s, end)
+        self._citation = citation
+        citation.fade(fade_share(self.clock_s, *self._citation_span))
+        self.add_foreground_mobject(citation)
+
+    def _end_citation(self, timing: BeatTiming) -> None:
+        if self._citation is not None and self.clock_s >= self._citation_span[1] - 0.5 / self.fps:
+            self._drop_citation()
+
+    def _drop_citation(self) -> None:
+        if self._citation is not None:
+            self._citation.clear_updaters()
+            self.remove_foreground_mobject(self._citation)
+            self.remove(self._citation)
+            self._citation = None
+
+    def _citation_before(self, frames: int) -> None:
+        """Before a play of `frames` frames: an updater fades the citation only while the
+        play crosses a fade (a static wait elsewhere stays a frozen frame)."""
+        citation = self._citation
+        if citation is None:
+            return
+        if citation not in self.mobjects:  # removed by the scene (self.clear(), a remover)
+            self.add_foreground_mobject(citation)
+        start, end = self.clock_s, self.clock_s + frames / self.fps
+        lo, hi = self._citation_span
+        share = fade_share(start, lo, hi)
+        citation.clear_updaters()
+        citation.fade(share)
+        steady = share >= 1.0 and fade_share(end, lo, hi) >= 1.0 and (hi - lo) > 0
+        if not steady:
+            self._citation_clock = start
+
+            def follow(mob: Citation, dt: float) -> None:
+                self._citation_clock += dt
+                mob.fade(fade_share(self._citation_clock, lo, hi))
+
+            citation.add_updater(follow)
+
+    def _citation_after(self) -> None:
+        citation = self._citation
+        if citation is None:
+            return
+        citation.clear_updaters()
+        if citation not in self.mobjects:
+            self.add_foreground_mobject(citation)
+        citation.fade(fade_share(self.clock_s, *self._citation_span))
 
     def dataset(self, key: str):
         """A rich result (a tray, a fit, a walk) from `ffn_core`'s audited registry, logged
@@ -236,6 +343,13 @@ class NarratedScene(Scene):
         # Runs with animations skipped too: each play still leaves its end state, so a
         # scene's layout is checked without drawing a frame (the scene contract test does).
         texts = [m for m in self._visible_family() if isinstance(m, TEXT_TYPES)]
+        if self._citation is not None:  # checked while it is on, however far it has faded
+            texts += self._citation.lines
+        seen = self.visible_texts.setdefault(beat, [])
+        for m in texts:
+            text = _text_of(m)
+            if text and text not in seen:
+                seen.append(text)
         for m in texts:
             size = getattr(m, "font_size", None)
             if isinstance(m, (Text, MarkupText)) and size is not None and size * PX_PER_FONT_SIZE < MIN_TEXT_PX:
@@ -263,12 +377,18 @@ class NarratedScene(Scene):
             self.layout_problems.append(message)
 
     def _visible_family(self):
-        """Top-most text mobjects on screen (a Text's own glyphs are not compared)."""
+        """Top-most text mobjects on screen (a Text's own glyphs are not compared), the
+        beat's citation left out (it is bibliography, not the scene's drawing)."""
         found = []
 
         def walk(mob):
+            if mob is self._citation:
+                return
             if isinstance(mob, TEXT_TYPES):
-                if mob.get_fill_opacity() > 0.05 or mob.get_stroke_opacity() > 0.05:
+                # A Tex keeps its glyphs' opacity in its submobjects (its own reads 0), so
+                # a text counts as shown when any part of it that draws is.
+                parts = mob.family_members_with_points() or [mob]
+                if any(p.get_fill_opacity() > 0.05 or p.get_stroke_opacity() > 0.05 for p in parts):
                     found.append(mob)
                 return
             for sub in mob.submobjects:
@@ -285,6 +405,13 @@ class NarratedScene(Scene):
         if os.environ.get("FFN_STRICT_LAYOUT") and self.layout_problems:
             raise TimelineError(f"scene {type(self).__name__}: layout problems: {self.layout_problems}")
         self._write_log()
+
+    @staticmethod
+    def _citation_label(keys: list[str]) -> str:
+        from scenes.kit.citation import citation_text
+        from voiceover.references import reference
+
+        return citation_text([reference(k).short for k in keys])
 
     def _write_log(self) -> None:
         path = os.environ.get("FFN_SCENE_LOG")
@@ -303,6 +430,9 @@ class NarratedScene(Scene):
                 "bookmarks_timeline_s": self.timeline.bookmark_times(),
                 "numbers_read": {k: _jsonable(v) for k, v in self.numbers_read.items()},
                 "layout_problems": self.layout_problems,
+                "sources": self.beat_sources,
+                "citations": {b: self._citation_label(k) for b, k in self.beat_sources.items() if k},
+                "visible_texts": self.visible_texts,
             },
         )
 
@@ -320,8 +450,20 @@ def _natural_run_time(animations) -> float:
     return max(times) if times else 1.0
 
 
+def _text_of(mob) -> str:
+    """What a text mobject says: a Text's or MarkupText's text as written, a formula's TeX."""
+    if isinstance(mob, (Text, MarkupText)):
+        return str(getattr(mob, "original_text", None) or getattr(mob, "text", "") or "")
+    return str(getattr(mob, "tex_string", "") or "")
+
+
 def _describe(mob) -> str:
-    text = getattr(mob, "text", None) or getattr(mob, "tex_string", None) or type(mob).__name__
+    text = (
+        getattr(mob, "original_text", None)  # a Text's `.text` has its spaces taken out
+        or getattr(mob, "text", None)
+        or getattr(mob, "tex_string", None)
+        or type(mob).__name__
+    )
     return f"{type(mob).__name__}({str(text)[:30]!r})"
 
 
