@@ -3,7 +3,9 @@
 A lecturer reviews without watching: for each scene of the plan, each beat, a still taken
 from the rendered scene video at every bookmark and at the beat's end, with the narration
 of that stretch under it, its time in the scene and in the lecture, the numbers the scene
-read, and any layout problem the render logged for that beat (in red). Stills are seeks
+read, every string the scene showed, beat by beat (the render log's `visible_texts`: texts
+as written, formulas as their TeX), so its wording is read without watching, and any layout
+problem the render logged for that beat (in red). Stills are seeks
 into the rendered videos (no re-render), so the whole lecture takes seconds. The page is
 static HTML with relative image paths: no server, no network.
 """
@@ -14,7 +16,7 @@ import html
 import json
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lecture.plan import PlannedScene
@@ -51,6 +53,7 @@ class SceneBoard:
     duration_s: float
     numbers_read: dict
     moments: tuple[Moment, ...]
+    visible_texts: dict[str, list[str]] = field(default_factory=dict)  # beat -> strings shown in it
 
 
 def moments(scene: str, timeline: Timeline, start_s: float, problems: Sequence[str], fps: float) -> tuple[Moment, ...]:
@@ -118,6 +121,7 @@ def collect(
                     duration,
                     log.get("numbers_read", {}),
                     moments(scene.name, timeline, clock, log.get("layout_problems", []), log["fps"]),
+                    {str(b): [str(t) for t in texts] for b, texts in log.get("visible_texts", {}).items()},
                 )
             )
         clock += duration
@@ -174,6 +178,28 @@ def _number_text(value) -> str:
     return text if len(text) <= 80 else text[:77] + "…"
 
 
+def _visible_texts_html(board: SceneBoard) -> str:
+    """Every string the scene showed, beat by beat, in the order each first appeared."""
+    count = sum(len(texts) for texts in board.visible_texts.values())
+    if not count:
+        return "<details><summary>0 textos en pantalla (el registro del render no los trae)</summary></details>"
+    beats = []
+    for beat, texts in board.visible_texts.items():
+        items = "".join(
+            ("<li class='tex'>" if _looks_like_tex(t) else "<li>") + html.escape(t) + "</li>" for t in texts
+        )
+        beats.append(f"<tr><td>{html.escape(beat)}</td><td><ul>{items}</ul></td></tr>")
+    return (
+        f"<details class='vt' open><summary>{count} textos en pantalla, por beat</summary>"
+        f"<table>{''.join(beats)}</table></details>"
+    )
+
+
+def _looks_like_tex(text: str) -> bool:
+    """A formula's TeX (shown in monospace, as typed) rather than a text as read."""
+    return "\\" in text or "_" in text or "^" in text
+
+
 def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[str, int], str]) -> str:
     total_problems = sum(len(m.problems) for b in boards for m in b.moments)
     parts = [
@@ -183,10 +209,11 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
         "h2{border-top:1px solid #3a4150;padding-top:1em}.grid{display:flex;flex-wrap:wrap;gap:14px}"
         ".m{width:480px}.m img{width:480px;display:block}.t{color:#8a93a6;font-size:13px}"
         ".p{color:#ff6b6b;font-weight:bold}.ok{color:#7cf29c}details{margin:.5em 0}"
-        "td{padding:0 .6em;font-size:13px;vertical-align:top}</style></head><body>",
+        "td{padding:0 .6em;font-size:13px;vertical-align:top}.vt li{margin:.15em 0}"
+        ".vt .tex{font-family:DejaVu Sans Mono,monospace;color:#b8c4d9}</style></head><body>",
         f"<h1>Guion gráfico de la clase ({html.escape(quality)})</h1>",
         f"<p>{len(boards)} escenas, {sum(len(b.moments) for b in boards)} fotogramas, "
-        f"{_clock(sum(b.duration_s for b in boards))} de vídeo. "
+        f"{_clock(sum(b.duration_s for b in boards))} de video. "
         + (
             f"<span class='p'>{total_problems} problemas de composición</span>"
             if total_problems
@@ -206,8 +233,10 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
         )
         parts.append(
             f"<details><summary>{len(board.numbers_read)} números leídos de ffn_core</summary>"
-            f"<table>{rows}</table></details><div class='grid'>"
+            f"<table>{rows}</table></details>"
         )
+        parts.append(_visible_texts_html(board))
+        parts.append("<div class='grid'>")
         for i, moment in enumerate(board.moments):
             problems = "".join(f"<div class='p'>{html.escape(p)}</div>" for p in moment.problems)
             parts.append(

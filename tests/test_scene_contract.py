@@ -12,6 +12,8 @@ preview build (tests/test_foundation_build.py).
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,37 @@ class SkippedRun:
     fps: float
     bookmark_times: dict  # bookmark -> narrated time (s)
     layout_problems: tuple[str, ...]
+    visible_texts: dict  # beat -> every string shown in it (texts as written, formulas as TeX), from the log
+    shown: dict  # beat -> the same, as this test finds it on screen (a check of the log)
+
+
+def _shown_strings(scene) -> list[str]:
+    """Every text and formula on screen, found independently of the scene's own log: a text
+    mobject counts when any of its drawn parts is visible (a MathTex holds its glyphs in
+    submobjects; its own opacity says nothing). The beat's citation is left out."""
+    from manim import MarkupText, MathTex, Tex, Text
+
+    found: list[str] = []
+
+    def walk(mob) -> None:
+        if mob is getattr(scene, "_citation", None):
+            return
+        if isinstance(mob, (Text, MarkupText, MathTex, Tex)):
+            parts = mob.family_members_with_points()
+            if any(p.get_fill_opacity() > 0.05 or p.get_stroke_opacity() > 0.05 for p in parts):
+                if isinstance(mob, (Text, MarkupText)):
+                    text = getattr(mob, "original_text", None) or getattr(mob, "text", "")
+                else:
+                    text = getattr(mob, "tex_string", "")
+                if text:
+                    found.append(str(text))
+            return
+        for sub in mob.submobjects:
+            walk(sub)
+
+    for mob in scene.mobjects:
+        walk(mob)
+    return found
 
 
 def _discover() -> dict[str, SceneSource]:
@@ -66,13 +99,14 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
     """Run the scene's construct() with every animation skipped (cached per session)."""
     if script in _RUNS:
         return _RUNS[script]
-    from manim import tempconfig
+    from manim import config, tempconfig
 
     source = SCENES[script]
     spec = importlib.util.spec_from_file_location(f"_contract_{script}", source.path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     texts: list[str] = []
+    shown: dict[str, list[str]] = {}
 
     with tempconfig(
         {
@@ -96,10 +130,16 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
                 text = getattr(mob, "original_text", None) or getattr(mob, "text", None)
                 if text and type(mob).__name__ in ("Text", "MarkupText", "Paragraph"):
                     texts.append(str(text))
+            seen = shown.setdefault(beat, [])
+            for text in _shown_strings(scene):
+                if text not in seen:
+                    seen.append(text)
 
         scene._check_layout = collect
         scene.render()
         expected = round(scene.timeline.total_s * scene.fps)
+        log_path = os.environ.get("FFN_SCENE_LOG") or Path(config.media_dir) / "ffn_logs" / f"{source.class_name}.json"
+        log = json.loads(Path(log_path).read_text(encoding="utf-8"))
         run = SkippedRun(
             tuple(scene._beat_names),
             dict(scene.fired),
@@ -110,6 +150,8 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
             scene.fps,
             scene.timeline.bookmark_times(),
             tuple(scene.layout_problems),
+            log.get("visible_texts", {}),
+            shown,
         )
     _RUNS[script] = run
     return run
@@ -162,6 +204,87 @@ def test_scene_lasts_its_timeline_to_the_frame(run, script):
 def test_every_figure_on_screen_comes_from_a_number_the_scene_read(run, script):
     assert run.numbers_read, "a scene of this lecture shows computed numbers"
     assert unsourced_figures(run.texts, run.numbers_read) == []
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_no_visible_string_uses_a_retired_notation(run, script):
+    # docs/notation.md: one notation for the whole lecture; `RETIRED` in scenes/kit/notation.py
+    # says what each retired alternative is replaced by. The strings are the log's `visible_texts`.
+    from scenes.kit.notation import notation_problems
+
+    assert run.visible_texts, "the scene log records the strings each beat shows"
+    # The log's strings, and any the log missed (test_the_log_records_every_text_... names those).
+    strings = {beat: [*texts, *run.shown.get(beat, [])] for beat, texts in run.visible_texts.items()}
+    strings.update({beat: texts for beat, texts in run.shown.items() if beat not in strings})
+    problems = notation_problems(strings)
+    assert not problems, f"scene {script}: visible strings in a retired notation:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_the_log_records_every_text_and_formula_the_scene_shows(run, script):
+    # The notation check and the storyboard read the log's `visible_texts`: a string shown but
+    # not logged (a formula, whose MathTex keeps its glyphs in submobjects) would escape both.
+    missing = {
+        beat: [t for t in texts if t not in run.visible_texts.get(beat, [])] for beat, texts in run.shown.items()
+    }
+    missing = {beat: texts for beat, texts in missing.items() if texts}
+    assert not missing, f"scene {script}: shown but not in the log's visible_texts: {missing}"
+
+
+@pytest.mark.parametrize(
+    "bad, written",
+    [
+        ("nota = value", "value"),
+        ("Key", "Key"),
+        (r"\mathrm{ReLU}(x W_{in} + b_{in}) W_{out}", "W_{in"),
+        (r"x \leftarrow x + \mathrm{Attn}(x)", "Attn}("),
+        ("ReLU(xW_in + b_in)W_out + b", "W_in"),
+        (r"(\mathrm{Swish}(x W_1) \otimes x W_3) W_2", r"\otimes"),
+        ("Swish(xW₁) ⊗ xW₃", "⊗"),
+        ("GPT-2 small: 3 072 neuronas por capa", "GPT-2 small"),
+        ("unidad 93", "unidad 9"),
+        ("K clave", "clave"),
+        ("un vídeo", "vídeo"),
+    ],
+)
+def test_the_notation_check_catches_a_retired_string_and_names_beat_string_and_replacement(bad, written):
+    from scenes.kit.notation import notation_problems
+
+    problems = notation_problems({"uno": ["llave kᵢ", bad]})
+    assert len(problems) >= 1 and all(p.startswith("beat 'uno': ") for p in problems), problems
+    assert repr(bad) in problems[0] and repr(written) in problems[0] and "en su lugar: " in problems[0]
+
+
+def test_the_notation_helpers_write_nothing_the_check_retires():
+    from scenes.kit import notation as n
+    from scenes.kit.notation import notation_problems
+
+    written = [
+        n.key_label(),
+        n.value_label(93),
+        n.KEY_GLOSS,
+        n.VALUE_GLOSS,
+        n.neuron(93),
+        n.w1(384, 1536),
+        n.w2(1536, 384),
+        n.w3(4096, 11008),
+        n.matrix(2, transposed=True),
+        n.ffn_tex("ReLU"),
+        n.ffn_tex("GELU", biases=False),
+        n.swiglu_tex(),
+        n.ffn_sum_tex(),
+        n.residual_ffn_tex(),
+        n.residual_ffn_tex(None),
+        n.residual_attention_tex(),
+        n.residual_ffn_text(),
+        n.residual_attention_text(),
+        *n.MODEL_NAMES.values(),
+        n.display_name("GPT-2 small"),
+        *(word for pair in n.ATTENTION_NAMES for word in pair),
+    ]
+    assert notation_problems({"uno": written}) == []
+    assert n.w1(384, 1536) == "W₁ (384 × 1\u202f536)" and n.neuron(93) == "neurona 93"
+    assert n.display_name("GPT-2 small") == "GPT-2 pequeño"
 
 
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])

@@ -64,3 +64,30 @@ def test_only_one_scene_keeps_lecture_times_and_a_missing_render_is_named(tiny, 
     (tiny.out() / "scenes" / "tiny_a.mp4").unlink()
     assert main(["storyboard"]) == 2
     assert "sin render de: tiny_a" in capsys.readouterr().err
+
+
+def test_the_storyboard_lists_every_visible_string_of_each_scene_beat_by_beat(tiny):
+    # What the render logged for each beat (`visible_texts`), read as the render wrote it.
+    work = tiny.work("tiny_a")
+    log = json.loads(next(work.glob("*.log.json")).read_text(encoding="utf-8"))
+    assert log["visible_texts"] == {"uno": ["768"]}  # TinyA's one label, the width it read
+    assert main(["storyboard"]) == 0
+    text = (tiny.out() / "storyboard" / "index.html").read_text(encoding="utf-8")
+    section = text.split("id='tiny_a'")[1].split("id='tiny_b'")[0]
+    assert "1 textos en pantalla, por beat" in section
+    assert "<tr><td>uno</td><td><ul><li>768</li></ul></td></tr>" in section
+    assert "0 textos en pantalla" in text.split("id='tiny_b'")[1]  # the square scene shows none
+
+
+def test_visible_strings_are_escaped_and_formulas_marked_as_tex(tiny):
+    work = tiny.work("tiny_b")
+    log_file = next(work.glob("*.log.json"))
+    log = json.loads(log_file.read_text(encoding="utf-8"))
+    log["visible_texts"] = {"uno": ["nota = <valor>", r"x \leftarrow x + \mathrm{FFN}(x)"], "dos": ["llave kᵢ"]}
+    log_file.write_text(json.dumps(log), encoding="utf-8")
+    assert main(["storyboard"]) == 0
+    section = (tiny.out() / "storyboard" / "index.html").read_text(encoding="utf-8").split("id='tiny_b'")[1]
+    assert "3 textos en pantalla, por beat" in section
+    assert "<li>nota = &lt;valor&gt;</li>" in section
+    assert r"<li class='tex'>x \leftarrow x + \mathrm{FFN}(x)</li>" in section
+    assert section.index("<td>uno</td>") < section.index("<td>dos</td>") and "<li>llave kᵢ</li>" in section

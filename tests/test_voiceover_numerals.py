@@ -74,3 +74,66 @@ def test_millions_are_rounded_and_grouped():
 def test_an_unknown_medium_is_refused():
     with pytest.raises(ValueError, match="unknown medium"):
         numerals.integer(5, "radio")
+
+
+# -- probabilities: never «cero por ciento», never a false «cien por ciento» ---------------------
+@pytest.mark.parametrize(
+    "p, screen",
+    [
+        (0.9803, f"98,0{NNBSP}%"),
+        (0.016, f"1,6{NNBSP}%"),
+        (0.0042, f"0,4{NNBSP}%"),
+        (0.0005, f"0,1{NNBSP}%"),
+        (0.00049, f"< 0,1{NNBSP}%"),
+        (0.0, f"< 0,1{NNBSP}%"),
+        (0.99996, f"> 99,9{NNBSP}%"),
+        (1.0, f"100,0{NNBSP}%"),
+    ],
+)
+def test_a_probability_on_screen_has_one_decimal_and_never_rounds_to_zero_or_to_a_false_certainty(p, screen):
+    assert ty.fmt_probability(p) == screen
+    assert numerals.probability(p, numerals.SUBTITLES) == screen.replace(NNBSP, NBSP)
+
+
+@pytest.mark.parametrize(
+    "p, spoken, written",
+    [
+        (0.9803, "noventa y ocho por ciento", f"98,0{NBSP}%"),
+        (0.016, "uno coma seis por ciento", f"1,6{NBSP}%"),
+        (0.01, "uno por ciento", f"1,0{NBSP}%"),
+        (0.0099, "menos del uno por ciento", f"menos del 1{NBSP}%"),
+        (0.0004, "menos del uno por ciento", f"menos del 1{NBSP}%"),
+        (0.0, "menos del uno por ciento", f"menos del 1{NBSP}%"),
+        (0.99996, "más del noventa y nueve coma nueve por ciento", f"más del 99,9{NBSP}%"),
+        (1.0, "cien por ciento", f"100,0{NBSP}%"),
+    ],
+)
+def test_the_probability_format_says_less_than_one_percent_instead_of_zero(p, spoken, written):
+    said = say(p, "probabilidad")
+    assert (said.spoken, said.written) == (spoken, written)
+    assert "cero por ciento" not in said.spoken
+    # above 1 % it is the percentage format, word for word
+    if 0.01 <= p < 0.9995:
+        assert said == say(p, "porcentaje")
+
+
+def test_porcentaje_alone_would_say_cero_por_ciento_which_is_why_probabilidad_exists():
+    assert say(0.0004, "porcentaje").spoken == "cero por ciento"
+
+
+@pytest.mark.parametrize("p", [-0.01, 1.2])
+def test_a_probability_outside_zero_one_is_refused(p):
+    from voiceover.spoken import FieldError
+
+    with pytest.raises(FieldError, match="not a probability"):
+        say(p, "probabilidad")
+    with pytest.raises(ValueError, match="not a probability"):
+        numerals.probability(p)
+
+
+def test_a_probability_field_in_a_script_resolves_through_the_registry_lookup():
+    from voiceover.spoken import render
+
+    spoken, written = render("La llave gana con {x.p:probabilidad}.", lambda key: 0.0003)
+    assert spoken == "La llave gana con menos del uno por ciento."
+    assert written == f"La llave gana con menos del 1{NBSP}%."

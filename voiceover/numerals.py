@@ -4,6 +4,8 @@ The rules (RAE and the lecture's style):
 - decimal comma: `66,8`;
 - thousands grouped in threes by a space that never breaks: `6 738 415 616`;
 - a percentage is the number, that same space, then `%`: `66,8 %`;
+- a probability is a percentage with one decimal that never shows a certainty it is not:
+  `< 0,1 %` under 0,05 %, `> 99,9 %` just short of 1 (see `probability`);
 - a negative number takes the true minus sign `−`, never a hyphen, and `−0,00` is `0,00`.
 
 The screen and the subtitles apply the same rules. They differ in one character, for one
@@ -55,6 +57,23 @@ def decimal(x: float, places: int = 2, medium: str = SCREEN, trim_zeros: bool = 
 def percent(ratio: float, places: int = 1, medium: str = SCREEN) -> str:
     """0.6684 -> '66,8 %'."""
     return decimal(ratio * 100, places, medium) + _space(medium) + "%"
+
+
+PROBABILITY_FLOOR = 0.0005  # under 0,05 %, one decimal would write 0,0 %: the screen writes < 0,1 %
+
+
+def probability(p: float, medium: str = SCREEN) -> str:
+    """A probability with one decimal, never rounded to a certainty it is not: 0.98 -> '98,0 %';
+    under 0,05 % -> '< 0,1 %' (not '0,0 %'); above 99,95 % but short of 1 -> '> 99,9 %' (not '100,0 %')."""
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{p!r} is not a probability (between 0 and 1)")
+    space = _space(medium)
+    if p < PROBABILITY_FLOOR:
+        return f"< {decimal(0.1, 1, medium)}{space}%"
+    if p < 1.0 and round(p * 100, 1) >= 100.0:
+        return f"> {decimal(99.9, 1, medium)}{space}%"
+    return percent(p, 1, medium)
 
 
 def millions(n: float, medium: str = SCREEN) -> str:

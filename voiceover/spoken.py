@@ -8,6 +8,9 @@ screen). Formats:
 - `entero`      exact integer: "seis mil setecientos treinta y ocho millones ..." / "6 738 415 616"
 - `millones`    rounded to millions: "unos sesenta y siete millones" / "unos 67 millones"
 - `porcentaje`  a ratio as a percentage with one decimal: "sesenta y seis coma ocho por ciento"
+- `probabilidad` a probability, like `porcentaje`, never «cero por ciento» nor a false «cien»:
+                under 1 % "menos del uno por ciento" / "menos del 1 %"; just short of 1
+                "más del noventa y nueve coma nueve por ciento" / "más del 99,9 %"
 - `fraccion`    a ratio as the nearest simple fraction, honest about the gap: "casi dos tercios"
 - `decimal`     a real number with up to two decimals: "dos coma veintinueve"
 """
@@ -84,6 +87,24 @@ def _fraction_words(x: float) -> str:
     return ("algo más de " if gap > 0 else "casi ") + name
 
 
+FORMATS = ("entero", "millones", "porcentaje", "probabilidad", "fraccion", "decimal")
+PROBABILITY_FLOOR = 0.01  # under it the voice says «menos del uno por ciento»
+
+
+def _probability(p: float) -> SpokenNumber:
+    if not 0.0 <= p <= 1.0:
+        raise FieldError(f"{p!r} is not a probability (between 0 and 1)")
+    space = numerals.GROUP_SPACE[numerals.SUBTITLES]
+    if p < PROBABILITY_FLOOR:
+        return SpokenNumber("menos del uno por ciento", f"menos del 1{space}%")
+    if p < 1.0 and round(p * 100, 1) >= 100.0:
+        return SpokenNumber(
+            f"más del {_decimal_words(99.9, 1)} por ciento",
+            f"más del {numerals.decimal(99.9, 1, numerals.SUBTITLES)}{space}%",
+        )
+    return say(p, "porcentaje")
+
+
 def say(value: float | int, fmt: str) -> SpokenNumber:
     """Render one value in one format (see the module docstring)."""
     if fmt == "entero":
@@ -102,6 +123,8 @@ def say(value: float | int, fmt: str) -> SpokenNumber:
         return SpokenNumber(
             f"{_decimal_words(pct, 1)} por ciento", numerals.percent(float(value), 1, numerals.SUBTITLES)
         )
+    if fmt == "probabilidad":
+        return _probability(float(value))
     if fmt == "fraccion":
         text = _fraction_words(float(value))
         return SpokenNumber(text, text)
@@ -109,7 +132,7 @@ def say(value: float | int, fmt: str) -> SpokenNumber:
         return SpokenNumber(
             _decimal_words(float(value), 2), numerals.decimal(float(value), 2, numerals.SUBTITLES, trim_zeros=True)
         )
-    raise FieldError(f"unknown format '{fmt}' (known: entero, millones, porcentaje, fraccion, decimal)")
+    raise FieldError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
 
 
 def resolve_field(field: str, lookup: Lookup) -> SpokenNumber:

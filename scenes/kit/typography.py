@@ -70,6 +70,12 @@ def fmt_percent(ratio: float, places: int = 1) -> str:
     return numerals.percent(ratio, places)
 
 
+def fmt_probability(p: float) -> str:
+    """0.9803 -> '98,0 %'; under 0,05 % '< 0,1 %', just short of 1 '> 99,9 %' (never '0,0 %' or
+    '100,0 %' for what is not a certainty)."""
+    return numerals.probability(p)
+
+
 def fmt_decimal(x: float, places: int = 2) -> str:
     """2.29 -> '2,29'; a minus sign, not a hyphen, for negatives; never '−0,00'."""
     return numerals.decimal(x, places)
