@@ -5,6 +5,8 @@ A scene's key hashes everything that can change its pixels:
   (the kit modules it uses, and any `ffn_core` module it asks directly for rich results);
 - the timing of its timeline (never the words: a narration edit that keeps every duration
   only re-muxes audio);
+- for a scene that imports `voiceover.chapters` (the title card's map), the plan's chapters:
+  every scene's name and title, in order;
 - the quality, and the versions of manim and numpy (and torch when `ffn_core` code is
   imported);
 - the numbers it read through `NarratedScene.number`. Those are known only after it ran,
@@ -34,6 +36,7 @@ from typing import TypeGuard
 from lecture import integrity
 from lecture.plan import REPO_ROOT, PlannedScene
 from lecture.qualities import Quality
+from voiceover import chapters as plan_chapters
 from voiceover.atomic import write_json
 from voiceover.timeline import Timeline
 
@@ -164,6 +167,9 @@ def scene_key(scene: PlannedScene, timeline: Timeline, quality: Quality, root: P
         "torch": _version("torch") if uses_ffn_core else "",
         "timing": timing_signature(timeline),
     }
+    # A scene that draws the plan's chapters (the title card's map) changes with the plan.
+    if any(plan_chapters.MODULE in imported_modules(path, root) for path in sources):
+        parts["chapters"] = plan_chapters.signature()
     h = hashlib.sha256(json.dumps(parts, sort_keys=True).encode())
     # A repository module by its dotted name; a scene outside the repository (a test copy)
     # by its file name: moving a file does not change its pixels. Hashed in order of those

@@ -1,26 +1,14 @@
-"""El cierre: every number of the lecture was computed by the project's code; how to list
-and audit them (`ffn-video numbers`, `--json`); the credits."""
+"""El cierre: where every figure of the lecture comes from, by kind (computed by the project's
+code, a model's published configuration, quoted from the course's texts, as the registry
+records each), and the credits. How to list and audit them goes in the video's description."""
 
 from __future__ import annotations
 
-from manim import (
-    DOWN,
-    LEFT,
-    RIGHT,
-    UP,
-    FadeIn,
-    FadeOut,
-    FadeTransform,
-    GrowArrow,
-    LaggedStart,
-    VGroup,
-    Write,
-)
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, VGroup, Write
 
-from scenes.kit import NarratedScene, palette
+from scenes.kit import NarratedScene, notation, palette
 from scenes.kit import typography as ty
-from scenes.kit.blocks import StageBox, stage_row
-from scenes.kit.cards import CreditLine, TerminalBox
+from scenes.kit.cards import CreditLine
 
 
 class ClosingCard(NarratedScene):
@@ -28,93 +16,62 @@ class ClosingCard(NarratedScene):
 
     def construct(self):
         size = self.number("cards.registry_size")
-        layers = self.number("params.llama2_7b.n_layers")
-        facts = self.number("memory.n_facts")
+        computed, published, quoted = (self.number(f"cards.n_{k}") for k in ("computed", "published", "quoted"))
+        kinds = (
+            (computed, "calculada por el código del proyecto", "calculadas por el código del proyecto", palette.ACTIVE),
+            (published, "configuración publicada de un modelo", "configuraciones publicadas de modelos", palette.FFN),
+            (quoted, "citada de los textos, y marcada", "citadas de los textos, y marcadas", palette.ATTENTION),
+        )
 
         with self.beat("cifras") as b:
-            heading = ty.title("Ninguna cifra escrita a mano").to_edge(UP, buff=0.5)
+            heading = ty.title("Cada cifra, con su origen").to_edge(UP, buff=0.5)
             self.play(Write(heading), run_time=b.until("registro"))
-            flow = stage_row(
-                StageBox("Modelos reales", palette.MUTED, width=3.3),
-                StageBox("ffn_core", palette.FFN, width=3.3),
-                StageBox("Pantalla y voz", palette.ACTIVE, width=3.3),
-                gap=0.8,
-            )
-            flow.move_to((0, 0.9, 0))
-            boxes, arrows = flow[0], flow[1:]
-            self.play(
-                LaggedStart(
-                    FadeIn(boxes[0]),
-                    GrowArrow(arrows[0]),
-                    FadeIn(boxes[1]),
-                    GrowArrow(arrows[1]),
-                    FadeIn(boxes[2]),
-                    lag_ratio=0.4,
-                ),
-                run_time=b.until("total"),
-            )
-            count = ty.title(ty.fmt_int(size), color=palette.ACTIVE).scale(1.8)
-            words = ty.body("números en el registro")
-            tally = VGroup(count, words).arrange(DOWN, buff=0.3).move_to((0, -1.9, 0))
-            self.play(FadeIn(count, scale=0.6), FadeIn(words), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(flow, tally)), run_time=b.remaining())
-
-        with self.beat("comando") as b:
-            table = TerminalBox(
-                [
-                    "$ ffn-video numbers",
-                    f"cards.registry_size         {size}    numbers",
-                    f"params.llama2_7b.n_layers   {layers}     layers",
-                    f"memory.n_facts              {facts}     facts",
-                    "…",
-                ]
-            ).move_to((0, -0.4, 0))
-            self.play(
-                FadeOut(heading),
-                FadeIn(table.window),
-                FadeIn(table.bar),
-                FadeIn(table.dots),
-                run_time=0.4 * b.until("terminal"),
-            )
-            self.play(Write(table.lines[0]), run_time=b.until("terminal"))
-            self.play(LaggedStart(*(FadeIn(line) for line in table.lines[1:]), lag_ratio=0.4), run_time=b.until("json"))
-            listing = TerminalBox(
-                [
-                    "$ ffn-video numbers --json",
-                    "  {",
-                    '    "key": "cards.registry_size",',
-                    f'    "value": {size},',
-                    '    "unit": "numbers",',
-                    '    "source": "len(ffn_core.numbers.all_numbers()) …",',
-                    '    "scenes": ["closing_card"]',
-                    "  }, …",
-                ],
-                font_size=26,
-            ).move_to((0, -0.1, 0))
-            self.play(FadeTransform(table, listing), run_time=0.3 * b.speech_remaining())
-            fields = VGroup(*(listing.lines[k] for k in range(2, 7)))
-            self.play(
-                LaggedStart(*(line.animate.set_color(palette.ATTENTION) for line in fields), lag_ratio=0.5),
-                run_time=b.speech_remaining(),
-            )
-            self.play(FadeOut(listing), run_time=b.remaining())
+            words = ty.body("números en el registro, cada uno con su origen")
+            self.play(FadeIn(words, shift=UP * 0.2), run_time=b.until("total"))
+            count = ty.title(ty.fmt_int(size), color=palette.INK).scale(1.5)
+            tally = VGroup(count, words.copy()).arrange(DOWN, buff=0.3).move_to((0, 1.3, 0))
+            self.play(FadeIn(count, scale=0.6), words.animate.move_to(tally[1]), run_time=b.until("calculadas"))
+            rows = VGroup(
+                *(
+                    VGroup(ty.body(ty.fmt_int(n), color=color), ty.label(one if n == 1 else many)).arrange(
+                        RIGHT, buff=0.35
+                    )
+                    for n, one, many, color in kinds
+                )
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+            # Counts right-aligned in one column, their words in the next.
+            column = rows.get_left()[0] + max(row[0].width for row in rows)
+            for row in rows:
+                row[0].align_to((column, 0, 0), RIGHT)
+                row[1].align_to((column + 0.35, 0, 0), LEFT)
+            rows.next_to(tally, DOWN, buff=0.7)
+            for row, mark in zip(rows, ("publicadas", "citadas")):
+                self.play(FadeIn(row, shift=RIGHT * 0.2), run_time=b.until(mark))
+            self.play(FadeIn(rows[-1], shift=RIGHT * 0.2), run_time=b.fraction(0.5))
+            how = ty.small("cómo revisarlas todas: en la descripción del video").to_edge(DOWN, buff=0.45)
+            self.play(FadeIn(how), run_time=b.speech_remaining())
+            self.play(FadeOut(VGroup(heading, count, words, rows, how)), run_time=b.remaining())
 
         with self.beat("creditos") as b:
             heading = ty.title("Créditos").to_edge(UP, buff=0.6)
+            registered = self.number("params.minilm_l6.display_name")
+            model = f"{notation.display_name(registered)} ({registered})"
             lines = (
                 VGroup(
-                    CreditLine("Ideas y metáforas:", "los textos semilla del proyecto"),
+                    CreditLine("Ideas y metáforas:", "los textos del curso"),
+                    CreditLine("Resultados de investigación:", "los trabajos citados"),
                     CreditLine("Animación:", "Manim Community"),
                     CreditLine("Voz:", "Kokoro (borradores con espeak-ng)"),
-                    CreditLine(
-                        "Modelo real:", f"{self.number('params.minilm_l6.display_name')}, sentence-transformers"
-                    ),
+                    CreditLine("Modelo preentrenado:", f"{model}, sentence-transformers"),
                 )
-                .arrange(DOWN, aligned_edge=LEFT, buff=0.6)
+                .arrange(DOWN, aligned_edge=LEFT, buff=0.5)
                 .move_to((0, -0.4, 0))
             )
+            if lines.width > 13.0:
+                lines.scale_to_fit_width(13.0)
             self.play(FadeIn(heading), run_time=b.until("ideas"))
-            for line, mark in zip(lines, ("manim", "voz", "minilm")):
+            self.play(FadeIn(lines[0], shift=UP * 0.2), FadeIn(lines[1], shift=UP * 0.2), run_time=b.until("manim"))
+            for line, mark in zip(lines[2:], ("voz", "minilm")):
                 self.play(FadeIn(line, shift=UP * 0.2), run_time=b.until(mark))
             self.play(FadeIn(lines[-1], shift=UP * 0.2), run_time=b.speech_remaining())
             self.play(FadeOut(VGroup(heading, lines)), run_time=b.remaining())

@@ -1,4 +1,5 @@
-"""Expand and contract: a vector times a wide matrix gets longer, times a tall one shorter."""
+"""Expand and contract: a row vector times a wide matrix gets longer, times a tall one shorter;
+then "perro" through a toy FFN (4 -> 8 -> ReLU -> 4, no biases), every vector a row."""
 
 from __future__ import annotations
 
@@ -19,13 +20,19 @@ from manim import (
     Write,
 )
 
-from scenes.kit import NarratedScene, palette
+from scenes.kit import NarratedScene, notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow
-from scenes.kit.matrix import MatrixMob, VectorColumn, VectorRow, count_label, dot_product_steps, shape_label
+from scenes.kit.matrix import MatrixMob, VectorRow, count_label, dot_product_steps, shape_label
 from scenes.kit.neurons import state_icon
 from scenes.kit.steps import Step, play_in_steps
 
+# The "perro" walk: four row vectors one under the other, names left, sizes right.
+STAGE_X = -0.3
+STAGE_Y = (2.2, 0.75, -0.7, -2.55)
+NAME_RIGHT = -4.95
+SIZE_LEFT = 4.45
+STAGE_TYPE = {"font_size": ty.SMALL_SIZE, "h_buff": 0.25}  # eight entries must fit across the frame
 BIG = ty.BODY_SIZE  # the worked example's entries: the numbers are the subject here, so body size
 
 
@@ -129,13 +136,15 @@ class ExpandContract(NarratedScene):
 
         with self.beat("cierre") as b:
             wide = SurroundingRectangle(VGroup(stages[1], stages[2], icons), color=palette.HIGHLIGHT, buff=0.15)
-            wide_note = ty.small("ida: espacio de trabajo", color=palette.HIGHLIGHT)
-            wide_note.next_to(wide, DOWN, buff=0.15)
+            wide_note = VGroup(
+                ty.small("ida: espacio", color=palette.HIGHLIGHT), ty.small("de trabajo", color=palette.HIGHLIGHT)
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.08)
+            wide_note.next_to(wide, RIGHT, buff=0.25)
             self.play(FadeOut(sizes), run_time=b.until("ida"))
             self.play(Create(wide), FadeIn(wide_note), run_time=b.until("vuelta"))
             ends = VGroup(*(SurroundingRectangle(stages[i], color=palette.FFN, buff=0.15) for i in (0, 3)))
             end_notes = VGroup(
-                *(ty.small("tamaño del modelo", color=palette.FFN).next_to(r, DOWN, buff=0.15) for r in ends)
+                *(ty.small("tamaño del modelo", color=palette.FFN).next_to(r, RIGHT, buff=0.3) for r in ends)
             )
             self.play(Create(ends), FadeIn(end_notes), run_time=b.speech_remaining())
 
@@ -195,42 +204,46 @@ class ExpandContract(NarratedScene):
         return lines
 
     def _perro(self, b, previous: VGroup) -> tuple[VGroup, VGroup, VGroup]:
-        """'perro' through 4 -> 8 -> ReLU -> 4, each stage's real vector appearing in turn.
+        """'perro' through 4 -> 8 -> ReLU -> 4, each stage's real vector appearing in turn, as a
+        row vector (x W, as the scene taught), one stage under the other.
         Returns the stage vectors, their size labels and the on/off icons of the ReLU stage."""
         d_model = self.number("perro.d_model")
         d_ff = self.number("perro.d_ff")
         activated = self.number("perro.activated")
+        expanded = VectorRow(self.number("perro.expanded"), places=2, **STAGE_TYPE)
         stages = VGroup(
-            VectorColumn(self.number("perro.input"), places=1),
-            VectorColumn(self.number("perro.expanded"), places=2),
-            VectorColumn(activated, places=2, dim_zeros=True),
-            VectorColumn(self.number("perro.contracted"), places=2),
+            VectorRow(self.number("perro.input"), places=1, **STAGE_TYPE),
+            expanded,
+            # Entry under entry: the activated row keeps the expanded row's column pitch.
+            _row_with_pitch(activated, _pitch(expanded), places=2, dim_zeros=True),
+            VectorRow(self.number("perro.contracted"), places=2, **STAGE_TYPE),
         )
-        stages.arrange(RIGHT, buff=2.3).move_to(DOWN * 0.2)
+        for stage_vector, y in zip(stages, STAGE_Y):
+            stage_vector.move_to((STAGE_X, y, 0))
         icons = VGroup(
-            *(state_icon(v, radius=0.09).next_to(stages[2].entry(i), RIGHT, buff=0.3) for i, v in enumerate(activated))
+            *(state_icon(v, radius=0.09).next_to(stages[2].entry(i), DOWN, buff=0.2) for i, v in enumerate(activated))
         )
         names = VGroup(
             *(
-                ty.label(n).next_to(s, UP, buff=0.3)
+                ty.label(n).move_to((NAME_RIGHT, s.get_y(), 0), aligned_edge=RIGHT)
                 for n, s in zip(("«perro»", "expandido", "activado", "contraído"), stages)
             )
         )
-        names.align_to(names[1], UP)
         sizes = VGroup(
             *(
-                ty.small(f"{ty.fmt_int(n)} números").next_to(s, DOWN, buff=0.25)
+                ty.small(f"{ty.fmt_int(n)} números").move_to((SIZE_LEFT, s.get_y(), 0), aligned_edge=LEFT)
                 for n, s in zip((d_model, d_ff, d_ff, d_model), stages)
             )
         )
-        sizes.align_to(sizes[1], DOWN)
-        # The last arrow starts after the on/off icons beside "activado".
-        starts = (stages[0].get_right(), stages[1].get_right(), icons.get_right())
-        arrows = VGroup(*(FlowArrow(start, s.get_left()) for start, s in zip(starts, stages[1:])))
+        # Arrows run down the middle; the last starts under the on/off icons of "activado".
+        starts = (stages[0].get_bottom(), stages[1].get_bottom(), icons.get_bottom())
+        arrows = VGroup(
+            *(FlowArrow(start + DOWN * 0.05, s.get_top() + UP * 0.05) for start, s in zip(starts, stages[1:]))
+        )
         ops = VGroup(
-            _op(r"\times W_1", f"{d_model} × {d_ff}", arrows[0]),
+            _op(r"\times W_1", notation.shape(d_model, d_ff), arrows[0]),
             _op(r"\mathrm{ReLU}", "", arrows[1]),
-            _op(r"\times W_2", f"{d_ff} × {d_model}", arrows[2]),
+            _op(r"\times W_2", notation.shape(d_ff, d_model), arrows[2]),
         )
         heading = ty.title("«perro» en una capa feed-forward").to_edge(UP, buff=0.4)
 
@@ -255,10 +268,24 @@ class ExpandContract(NarratedScene):
         return stages, sizes, icons
 
 
+def _pitch(row: VectorRow) -> float:
+    """Distance between neighbouring entries of a row vector."""
+    return float(row.entry(1).get_x() - row.entry(0).get_x())
+
+
+def _row_with_pitch(values, pitch: float, **kwargs) -> VectorRow:
+    """A row vector in the stages' type whose entries sit `pitch` apart (its gap widened to match)."""
+    first = VectorRow(values, **STAGE_TYPE, **kwargs)
+    extra = pitch - _pitch(first)
+    if abs(extra) < 1e-6:
+        return first
+    return VectorRow(values, **{**STAGE_TYPE, "h_buff": STAGE_TYPE["h_buff"] + extra}, **kwargs)
+
+
 def _op(tex: str, shape: str, arrow) -> VGroup:
-    """What an arrow does: the operation above it, the matrix's shape below it."""
-    above = ty.math(tex).scale(0.8).next_to(arrow, UP, buff=0.15)
-    group = VGroup(above)
+    """What a (downward) arrow does: the operation right of it, then the matrix's shape."""
+    op = ty.math(tex).scale(0.8).next_to(arrow, RIGHT, buff=0.25)
+    group = VGroup(op)
     if shape:
-        group.add(ty.small(shape).next_to(arrow, DOWN, buff=0.15))
+        group.add(ty.small(f"({shape})").next_to(op, RIGHT, buff=0.2))
     return group

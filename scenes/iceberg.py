@@ -1,4 +1,4 @@
-"""La mitad famosa es la más pequeña: the FFN is the hidden mass of every block, and of the model.
+"""La parte famosa es la más pequeña: the FFN is the hidden mass of every block, and of the model.
 
 The berg floats so that the share of its area under the water is the FFN's computed share:
 first of one LLaMA-2 block, then of the idealised block (8 d^2 of 12 d^2), then of each
@@ -13,6 +13,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    UR,
     Create,
     FadeIn,
     FadeOut,
@@ -25,8 +26,9 @@ from manim import (
     smooth,
 )
 
-from scenes.kit import NarratedScene, palette
+from scenes.kit import NarratedScene, notation, palette
 from scenes.kit import typography as ty
+from scenes.kit.badges import model_badge
 from scenes.kit.blocks import StageBox, stage_row
 from scenes.kit.iceberg import (
     ICE_REST,
@@ -40,6 +42,7 @@ from scenes.kit.iceberg import Iceberg as Berg
 from scenes.kit.steps import play_in_steps
 
 PANEL_X = 2.05  # centre of the right-hand panel while the berg sits on the left
+BADGE_AT = (PANEL_X - 2.9, -2.95, 0)  # left edge of a model's badge, under the panel's tables
 SMALL_BERG = {"center_x": -5.0, "waterline_y": 0.55, "width": 3.1, "height": 5.3}
 
 
@@ -72,8 +75,11 @@ class Iceberg(NarratedScene):
             self.play(*berg.reveal(berg.tip, berg.above_shade), run_time=b.until("agua"))
             self.play(*berg.reveal(berg.waterline, berg.sea, berg.ripples), run_time=b.until("cifra_atencion"))
             att_label = _count_label("Atención", llama.attention_per_layer, palette.ATTENTION)
-            att_label.move_to((2.6, 2.4, 0))
-            self.play(Write(att_label), run_time=b.remaining())
+            att_label.move_to((2.6, 1.85, 0))  # under the badge
+            # The opening berg is one block of LLaMA-2 7B: its badge says what that model is here.
+            block_badge = model_badge(self, "llama2_7b")
+            block_badge.to_corner(UR, buff=0.25)
+            self.play(Write(att_label), FadeIn(block_badge), run_time=b.remaining())
 
         with self.beat("masa") as b:
             self.wait(b.until("masa"))
@@ -89,7 +95,7 @@ class Iceberg(NarratedScene):
             ideal_share = self.number("iceberg.ideal.ffn_share")
             rows = self._ideal_rows()
             self.play(
-                FadeOut(VGroup(att_label, ffn_label, verdict)),
+                FadeOut(VGroup(att_label, ffn_label, verdict, block_badge)),
                 berg.refloat(submerged=ideal_share, attention=1 - ideal_share, **SMALL_BERG),
                 run_time=b.until("atencion_cuenta"),
             )
@@ -109,7 +115,7 @@ class Iceberg(NarratedScene):
                     ("Modelo", palette.MUTED),
                     ("Atención", palette.ATTENTION),
                     ("Feed-forward", palette.FFN),
-                    ("FFN", palette.FFN),
+                    ("% FFN", palette.FFN),
                 ],
                 [
                     [
@@ -124,10 +130,25 @@ class Iceberg(NarratedScene):
             heading = ty.title("Parámetros por bloque").move_to((PANEL_X, 3.3, 0))
             table.move_to((PANEL_X, 0.6, 0))
             self.play(FadeIn(heading), FadeIn(VGroup(table.header, table.rule)), run_time=b.until("gpt2"))
-            readout = self._show_model(b.until("gpt3"), berg, table, 0, gpt2.block_state(), gpt2.block_share, readout)
-            readout = self._show_model(b.until("llama"), berg, table, 1, gpt3.block_state(), gpt3.block_share, readout)
+            # The badge of the model whose row is lit (GPT-3 has none: it is not in the kit's list).
+            badges = {"gpt2": model_badge(self, "gpt2_small"), "llama": model_badge(self, "llama2_7b")}
+            for badge in badges.values():
+                badge.move_to(BADGE_AT, aligned_edge=LEFT)
             readout = self._show_model(
-                b.until("quieto"), berg, table, 2, llama.block_state(), llama.block_share, readout
+                b.until("gpt3"), berg, table, 0, gpt2.block_state(), gpt2.block_share, readout, FadeIn(badges["gpt2"])
+            )
+            readout = self._show_model(
+                b.until("llama"), berg, table, 1, gpt3.block_state(), gpt3.block_share, readout, FadeOut(badges["gpt2"])
+            )
+            readout = self._show_model(
+                b.until("quieto"),
+                berg,
+                table,
+                2,
+                llama.block_state(),
+                llama.block_share,
+                readout,
+                FadeIn(badges["llama"]),
             )
             # The three shares differ in the third decimal: the water has nowhere to go.
             still = ty.label("los tres rondan el mismo nivel", color=palette.MUTED)
@@ -136,16 +157,17 @@ class Iceberg(NarratedScene):
 
         with self.beat("cifra_citada") as b:
             quoted = self.number("iceberg.quoted.llama2_7b_ffn_share")
-            claim = ty.body(f"tabla citada: {ty.fmt_percent(quoted, places=0)}", color=palette.MUTED)
-            claim.move_to((PANEL_X - 1.6, -2.3, 0))
+            # A figure quoted from the course's text (kind "quoted"): marked as such on screen.
+            claim = ty.body(f"cifra citada: ≈ {ty.fmt_percent(quoted, places=0)}", color=palette.MUTED)
+            claim.move_to((PANEL_X, -1.95, 0))
             strike = Line(claim.get_left(), claim.get_right(), color=palette.HIGHLIGHT, stroke_width=5)
-            fixed = ty.body(f"cuenta: {ty.fmt_percent(llama.block_share)}", color=palette.FFN)
-            fixed.next_to(claim, RIGHT, buff=1.0)
-            self.play(FadeOut(still), FadeIn(claim), run_time=b.until("corregida"))
+            fixed = ty.body(f"cuenta exacta: {ty.fmt_percent(llama.block_share)}", color=palette.FFN)
+            fixed.next_to(claim, DOWN, buff=0.3)
+            self.play(FadeOut(still), FadeOut(badges["llama"]), FadeIn(claim), run_time=b.until("corregida"))
             cell = SurroundingRectangle(table.rows[2][3], color=palette.HIGHLIGHT, buff=0.12, corner_radius=0.08)
             self.play(
                 Create(strike),
-                FadeIn(fixed, shift=LEFT * 0.2),
+                FadeIn(fixed, shift=UP * 0.2),
                 *(ReplacementTransform(f, cell) for f in self._frames()),
                 run_time=b.speech_remaining(),
             )
@@ -159,39 +181,53 @@ class Iceberg(NarratedScene):
             self.play(FadeIn(heading), *berg.reveal(berg.cap), run_time=b.until("tablas"))
             self.play(FadeIn(cards[0], shift=UP * 0.2), run_time=b.until("gpt2_total"))
             windows = (b.until("gpt3_total"), b.until("llama_total"), b.until("hundido"))
-            for i, (m, window) in enumerate(zip((gpt2, gpt3, llama), windows)):
-                readout = self._refloat_with_card(window, berg, cards[max(i - 1, 0)], cards[i], m, readout)
+            swaps = (FadeIn(badges["gpt2"]), FadeOut(badges["gpt2"]), FadeIn(badges["llama"]))
+            for i, (m, window, swap) in enumerate(zip((gpt2, gpt3, llama), windows, swaps)):
+                readout = self._refloat_with_card(window, berg, cards[max(i - 1, 0)], cards[i], m, readout, swap)
             card = cards[-1]
             # Sorted by size, the whole-model share only grows: the berg sinks as the model grows.
             by_size = sorted((gpt2, gpt3, llama), key=lambda m: m.total)
             summary = Ledger(
-                [("Modelo", palette.MUTED), ("Parámetros", palette.MUTED), ("FFN", palette.FFN)],
+                [("Modelo", palette.MUTED), ("Parámetros", palette.MUTED), ("% FFN", palette.FFN)],
                 [
                     [(m.name, None), (ty.fmt_int(m.total), None), (ty.fmt_percent(m.ffn_share_of_total), palette.FFN)]
                     for m in by_size
                 ],
             )
             summary.move_to((PANEL_X, 0.3, 0))
-            self.play(FadeOut(card), FadeIn(VGroup(summary.header, summary.rule)), run_time=b.fraction(0.2))
+            # Under the summary there is room for both badges at once, clear of the citation.
+            pair = VGroup(badges["gpt2"].copy(), badges["llama"].copy()).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+            pair.next_to(summary, DOWN, buff=0.35).align_to(BADGE_AT, LEFT)
+            self.play(
+                FadeOut(card),
+                FadeOut(badges["llama"]),
+                FadeIn(pair),
+                FadeIn(VGroup(summary.header, summary.rule)),
+                run_time=b.fraction(0.2),
+            )
             for i, m in enumerate(by_size):
                 window = b.fraction(1 / (len(by_size) - i)) if i < len(by_size) - 1 else b.speech_remaining()
                 readout = self._show_model(window, berg, summary, i, m.whole_state(), m.ffn_share_of_total, readout)
 
         with self.beat("cierre") as b:
-            line1 = ty.title("La parte que todos estudian")
+            line1 = ty.title("La parte famosa")
             line2 = ty.title("es la más pequeña.", color=palette.ATTENTION)
             text = VGroup(line1, line2).arrange(DOWN, buff=0.3)
             text.scale_to_fit_width(min(text.width, 8.8)).move_to((PANEL_X, 0.7, 0))
             play_in_steps(
-                self, b.until("frase"), (FadeOut(VGroup(heading, summary, *self._frames())), 0.25), (Write(text), None)
+                self,
+                b.until("frase"),
+                (FadeOut(VGroup(heading, summary, pair, *self._frames())), 0.25),
+                (Write(text), None),
             )
-            coda = ty.body("Lo que el modelo sabe vive debajo del agua.", color=palette.FFN)
+            # Said with its sources (Geva et al. 2021, Meng et al. 2022): "buena parte", not all.
+            coda = ty.body("Bajo el agua, buena parte de lo que sabe.", color=palette.FFN)
             coda.scale_to_fit_width(min(coda.width, 8.8)).next_to(text, DOWN, buff=0.8)
             self.play(FadeIn(coda), run_time=b.speech_remaining())
             self.wait(b.remaining())
 
     # -- pieces of the storyboard ------------------------------------------------------------
-    def _show_model(self, window, berg, table, i, state, share, readout):
+    def _show_model(self, window, berg, table, i, state, share, readout, *extra):
         """Row i of `table` lights up and the berg refloats to the row's share, its readout
         (the share written on the submerged mass) following it."""
         target = BergState(**{**berg.state.__dict__, **state})
@@ -205,17 +241,17 @@ class Iceberg(NarratedScene):
         ]
         anims += [FadeOut(f, rate_func=early(0.3)) for f in old_frames]
         anims.append(FadeTransform(readout, new, rate_func=early(0.5)))
-        self.play(*anims, run_time=window)
+        self.play(*anims, *extra, run_time=window)
         self._current_frames = [frame]
         return new
 
-    def _refloat_with_card(self, window, berg, card, new_card, model, readout):
+    def _refloat_with_card(self, window, berg, card, new_card, model, readout, *extra):
         target = BergState(**{**berg.state.__dict__, **model.whole_state()})
         new = ty.body(ty.fmt_percent(model.ffn_share_of_total)).move_to(target.mass_point())
         anims = [berg.refloat(**model.whole_state()), FadeTransform(readout, new, rate_func=early(0.5))]
         if new_card is not card:
             anims.append(FadeTransform(card, new_card, rate_func=early(0.25)))
-        self.play(*anims, run_time=window)
+        self.play(*anims, *extra, run_time=window)
         return new
 
     def _frames(self) -> list:
@@ -236,7 +272,7 @@ class Iceberg(NarratedScene):
                 ty.math(rf"{att_m} \cdot d \cdot d = {att_c}\,d^2", color=palette.ATTENTION),
             ),
             VGroup(
-                ty.label("Feed-forward", color=palette.FFN),
+                ty.label("Feed-forward clásica", color=palette.FFN),
                 ty.math(rf"{ffn_m} \cdot d \cdot ({expansion}\,d) = {ffn_c}\,d^2", color=palette.FFN),
             ),
             VGroup(ty.label("Bloque"), ty.math(rf"{att_c}\,d^2 + {ffn_c}\,d^2 = {block_c}\,d^2")),
@@ -267,7 +303,7 @@ class Iceberg(NarratedScene):
 
     def _figures(self) -> tuple[ModelFigures, ModelFigures, ModelFigures]:
         gpt2 = ModelFigures(
-            name=self.number("params.gpt2_small.display_name"),
+            name=notation.display_name(self.number("params.gpt2_small.display_name")),
             attention_per_layer=self.number("params.gpt2_small.attention_per_layer"),
             ffn_per_layer=self.number("params.gpt2_small.ffn_per_layer"),
             block_share=self.number("params.gpt2_small.ffn_share"),
@@ -283,7 +319,7 @@ class Iceberg(NarratedScene):
             attention_share_of_total=self.number("iceberg.gpt2_small.attention_share_of_total"),
         )
         gpt3 = ModelFigures(
-            name=self.number("params.gpt3_175b.display_name"),
+            name=notation.display_name(self.number("params.gpt3_175b.display_name")),
             attention_per_layer=self.number("params.gpt3_175b.attention_per_layer"),
             ffn_per_layer=self.number("params.gpt3_175b.ffn_per_layer"),
             block_share=self.number("params.gpt3_175b.ffn_share"),
@@ -299,7 +335,7 @@ class Iceberg(NarratedScene):
             attention_share_of_total=self.number("iceberg.gpt3_175b.attention_share_of_total"),
         )
         llama = ModelFigures(
-            name=self.number("params.llama2_7b.display_name"),
+            name=notation.display_name(self.number("params.llama2_7b.display_name")),
             attention_per_layer=self.number("params.llama2_7b.attention_per_layer"),
             ffn_per_layer=self.number("params.llama2_7b.ffn_per_layer"),
             block_share=self.number("params.llama2_7b.ffn_share"),

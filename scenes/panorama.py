@@ -1,9 +1,12 @@
-"""Panorama: attention mixes tokens, the FFN lets each token think alone; without it,
+"""Panorama: attention mixes tokens (each reads the ones before it: the models are causal),
+the FFN transforms each token on its own; attention alone outputs weighted averages of
+linearly projected vectors, pure attention stacks lose rank with depth (Dong et al. 2021),
 stacked linear layers collapse into one matrix, and a ReLU between them breaks the collapse."""
 
 from __future__ import annotations
 
 from manim import (
+    DL,
     DOWN,
     LEFT,
     RIGHT,
@@ -20,9 +23,10 @@ from manim import (
 )
 
 from ffn_core.shapes import relu
-from scenes.kit import NarratedScene, palette
+from scenes.kit import NarratedScene, notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph
+from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox, stage_row
 from scenes.kit.layer_stack import LayerStack
 from scenes.kit.matmul import ProductFill
@@ -32,11 +36,13 @@ from scenes.kit.tokens import TokenRow, attention_arcs
 from scenes.kit.widths import WidthBars
 
 WORDS = ("el", "perro", "come")
-STACK_NAMES = ("GPT-2 pequeño", "GPT-3")  # the two models whose layer counts the narration says
+READER = "come"  # the token whose reading the narration follows: it attends to the words before it
 
 
 class Panorama(NarratedScene):
     script = "panorama"
+    # The capacity card (with its badge) takes the bottom right.
+    citation_corners = {"aportes": DL}
 
     def construct(self):
         # Each beat ends on its finished picture (so the layout check sees it) and the next
@@ -56,7 +62,8 @@ class Panorama(NarratedScene):
             loop = CurvedArrow(
                 ffn_box.get_bottom() + DOWN * 0.1, att_box.get_bottom() + DOWN * 0.1, color=palette.MUTED, angle=-1.2
             )
-            again = ty.label("se repite, capa tras capa", color=palette.MUTED).next_to(loop, DOWN, buff=0.2)
+            again = ty.label("bloque tras bloque, cada uno con sus pesos", color=palette.MUTED)
+            again.next_to(loop, DOWN, buff=0.2)
             self.play(att_box.light_down(), ffn_box.light_up(), run_time=b.fraction(0.4))
             self.play(Create(loop), FadeIn(again), run_time=b.speech_remaining())
             stage = VGroup(row, heading, loop, again)
@@ -65,11 +72,15 @@ class Panorama(NarratedScene):
         with self.beat("mezclar") as b:
             heading = ty.title("Atención: mezcla entre tokens", color=palette.ATTENTION).to_edge(UP, buff=0.6)
             self.play(FadeOut(stage), FadeIn(heading), FadeIn(tokens), run_time=b.until("mirar"))
-            arcs = attention_arcs(tokens, focus="perro")
-            self.play(Create(arcs), run_time=b.until("escuchar"))
-            caption = ty.body("escuchar lo que dicen los otros").next_to(tokens, DOWN, buff=1.0)
+            # Causal, like the lecture's models: every arc joins a token to one before it, and
+            # the bold ones are «come» reading «el» and «perro».
+            arcs = attention_arcs(tokens, focus=READER)
+            reads = ty.label("«come» lee a «el» y a «perro»", color=palette.ATTENTION)
+            reads.next_to(tokens, DOWN, buff=0.6)
+            self.play(Create(arcs), FadeIn(reads), run_time=b.until("escuchar"))
+            caption = ty.body("cada token lee a los anteriores").next_to(reads, DOWN, buff=0.5)
             self.play(FadeIn(caption), run_time=b.speech_remaining())
-            stage = VGroup(heading, arcs, caption)
+            stage = VGroup(heading, arcs, reads, caption)
 
         with self.beat("pensar") as b:
             heading = ty.title("Feed-forward: cada token a solas", color=palette.FFN).to_edge(UP, buff=0.6)
@@ -87,23 +98,40 @@ class Panorama(NarratedScene):
             stage = VGroup(heading, tokens, boxes, arrows, same)
 
         with self.beat("aportes") as b:
-            heading = ty.title("Lo que la atención no puede dar").to_edge(UP, buff=0.6)
+            heading = ty.title("Lo que aporta la capa feed-forward").to_edge(UP, buff=0.6)
             self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("no_lineal"))
-            nonlinear = self._nonlinearity_card().move_to(LEFT * 3.4 + DOWN * 0.5)
-            self.play(FadeIn(nonlinear, shift=UP * 0.2), run_time=b.until("capacidad"))
-            capacity = self._capacity_card().move_to(RIGHT * 3.4 + DOWN * 0.5)
-            self.play(FadeIn(capacity, shift=UP * 0.2), run_time=b.speech_remaining())
+            nonlinear = self._nonlinearity_card().move_to(LEFT * 3.4 + DOWN * 0.3)
+            self.play(FadeIn(nonlinear, shift=UP * 0.2), run_time=b.until("atencion_promedia"))
+            # What attention gives each token: a weighted average of linearly projected vectors.
+            average = self._attention_average().move_to(RIGHT * 3.4 + DOWN * 0.3)
+            self.play(FadeIn(average, shift=UP * 0.2), run_time=b.until("capacidad"))
+            capacity = self._capacity_card().move_to(RIGHT * 3.4 + DOWN * 0.55)
+            self.play(FadeOut(average), FadeIn(capacity, shift=UP * 0.2), run_time=b.speech_remaining())
             stage = VGroup(heading, nonlinear, capacity)
 
         with self.beat("apilar") as b:
             heading = ty.title("Los bloques se apilan").to_edge(UP, buff=0.6)
             stacks = self._stacks()
             self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("gpt2"))
-            self.play(FadeIn(stacks[0], shift=UP * 0.2), run_time=b.until("gpt3"))
+            badge = model_badge(self, "gpt2_small").next_to(stacks[0][0], UP, buff=0.4)
+            self.play(FadeIn(stacks[0], shift=UP * 0.2), FadeIn(badge), run_time=b.until("gpt3"))
             self.play(FadeIn(stacks[1], shift=UP * 0.2), run_time=b.until("sin_ffn"))
             towers = [stack[0] for stack in stacks]
-            self.play(*(tower.ffn.animate.set_fill(opacity=0.08) for tower in towers), run_time=b.speech_remaining())
-            stage = VGroup(heading, *stacks)
+            # Dong et al. 2021: attention alone (no FFN, no residual connections) loses rank
+            # doubly exponentially with depth; the towers' FFN parts fade as it is said.
+            pure = VGroup(
+                ty.label("solo atención, sin capas", color=palette.ATTENTION),
+                ty.label("feed-forward ni residuales:", color=palette.ATTENTION),
+                ty.label("los tokens se vuelven", color=palette.INK),
+                ty.label("casi iguales", color=palette.INK),
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+            pure.move_to((3.9, 0.9, 0))
+            self.play(
+                *(tower.ffn.animate.set_fill(opacity=0.08) for tower in towers),
+                FadeIn(pure),
+                run_time=b.speech_remaining(),
+            )
+            stage = VGroup(heading, *stacks, pure, badge)
 
         w1, w2, product = self.number("collapse.w1"), self.number("collapse.w2"), self.number("collapse.product")
         with self.beat("colapso") as b:
@@ -147,9 +175,9 @@ class Panorama(NarratedScene):
         with self.beat("cierre") as b:
             lines = (
                 VGroup(
-                    ty.title("Sin feed-forward:"),
-                    ty.body("solo patrones lineales,"),
-                    ty.body("y muchas capas valen lo que una."),
+                    ty.title("Capas lineales apiladas"),
+                    ty.body("valen lo que una sola."),
+                    ty.body("La capa feed-forward: no linealidad, token a token.", color=palette.FFN),
                 )
                 .arrange(DOWN, buff=0.35)
                 .move_to(UP * 1.2)
@@ -161,7 +189,7 @@ class Panorama(NarratedScene):
 
     # -- drawings assembled from the kit, with this scene's numbers --------------------------
     def _nonlinearity_card(self) -> VGroup:
-        title = ty.body("No linealidad", color=palette.FFN)
+        title = ty.body("No linealidad, token a token", color=palette.FFN)
         graph = ActivationGraph(x_range=(-2.0, 2.0), y_range=(-0.5, 2.0), width=4.0, height=2.4)
         graph.add(graph.curve(relu, palette.ACTIVE))
         note = ty.label("ReLU: pasa lo positivo,\napaga lo negativo")
@@ -174,17 +202,36 @@ class Panorama(NarratedScene):
         bars = WidthBars(
             (d_model, d_ff, d_model), unit_height=2.4 / d_ff, captions=[ty.fmt_int(v) for v in (d_model, d_ff, d_model)]
         )
-        note = ty.label("se expande y se contrae\n(GPT-2 pequeño)")
-        return VGroup(title, bars, note).arrange(DOWN, buff=0.35)
+        note = ty.label("se expande y se contrae")
+        badge = model_badge(self, "gpt2_small")  # the widths are GPT-2 pequeño's: its badge says so
+        return VGroup(title, bars, note, badge).arrange(DOWN, buff=0.3)
+
+    def _attention_average(self) -> VGroup:
+        """Attention's output for token i: a weighted average (softmax weights) of the tokens'
+        linearly projected vectors."""
+        title = ty.body("La atención, en cambio", color=palette.ATTENTION)
+        formula = ty.math(r"\sum_j a_{ij}\; x_j\, W_V W_O", color=palette.ATTENTION)
+        lines = VGroup(
+            ty.label("un promedio ponderado"),
+            ty.label("de vectores proyectados"),
+            ty.label("linealmente: mezcla tokens,"),
+            ty.label("no transforma uno solo"),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+        weights = ty.small("aᵢⱼ: pesos de atención (softmax)")
+        return VGroup(title, formula, lines, weights).arrange(DOWN, buff=0.35)
 
     def _stacks(self) -> list[VGroup]:
         layers = (self.number("params.gpt2_small.n_layers"), self.number("params.gpt3_175b.n_layers"))
-        pitch = 4.4 / max(layers)  # the same thickness per layer in both towers: heights compare counts
+        names = (
+            notation.display_name(self.number("params.gpt2_small.display_name")),
+            notation.display_name(self.number("params.gpt3_175b.display_name")),
+        )
+        pitch = 4.4 / max(layers)  # the same thickness per block in both towers: heights compare counts
         stacks = []
-        for x, name, count in zip((-2.5, 2.5), STACK_NAMES, layers):
+        for x, name, count in zip((-4.0, 0.0), names, layers):
             tower = LayerStack(count, height=count * pitch, width=1.6)
             tower.move_to((x, 0, 0)).align_to((0, -2.3, 0), DOWN)
-            label = VGroup(ty.body(name), ty.label(f"{ty.fmt_int(count)} capas", color=palette.MUTED))
+            label = VGroup(ty.body(name), ty.label(f"{ty.fmt_int(count)} bloques", color=palette.MUTED))
             label.arrange(DOWN, buff=0.15).next_to(tower, DOWN, buff=0.3)
             stacks.append(VGroup(tower, label))
         # Names with and without descenders differ in height: put both counts on one line.

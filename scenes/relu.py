@@ -1,16 +1,17 @@
-"""ReLU as detectors: real MiniLM neurons switched on (positive) or silenced (negative)."""
+"""ReLU as detectors: the rule, then MiniLM's real neurons on its GELU (a smooth ReLU: negative
+inputs land a little below zero), and how few of its layer's neurons fire for one word."""
 
 from __future__ import annotations
 
 from manim import (
     DOWN,
+    DR,
     LEFT,
     RIGHT,
     UP,
     Create,
     FadeIn,
     FadeOut,
-    LaggedStart,
     ReplacementTransform,
     Transform,
     VGroup,
@@ -18,10 +19,11 @@ from manim import (
 )
 
 from ffn_core.shapes import gelu, relu
-from scenes.kit import NarratedScene, palette
+from scenes.kit import NarratedScene, notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
-from scenes.kit.neurons import NeuronGrid, NeuronRow, OffIcon, OnIcon
+from scenes.kit.badges import model_badge
+from scenes.kit.neurons import NeuronGrid, OffIcon, OnIcon
 from scenes.kit.steps import play_in_steps
 
 
@@ -40,13 +42,12 @@ class Relu(NarratedScene):
 
     def construct(self):
         raw = self.number("pretrained.minilm.sample_pre_activations")
-        shown = self.number("pretrained.minilm.sample_size")
-        n_on = self.number("pretrained.minilm.sample_n_positive")
         width = self.number("pretrained.minilm.d_ff")
 
         formula = ty.math(r"\mathrm{ReLU}(x) = \max(0,\ x)").scale(1.2).to_edge(UP, buff=0.5)
         with self.beat("regla") as b:
-            graph = ActivationGraph(width=7.0, height=4.4).next_to(formula, DOWN, buff=0.7)
+            graph_rule = ActivationGraph(width=7.0, height=4.4).next_to(formula, DOWN, buff=0.7)
+            graph = graph_rule
             self.play(Create(graph), run_time=b.until("formula"))
             self.play(Write(formula), run_time=b.until("negativos"))
             flat = graph.curve(relu1, palette.NEGATIVE, x_max=0.0, stroke_width=8)
@@ -56,38 +57,22 @@ class Relu(NarratedScene):
             ramp_label = graph.label_at("positivo → pasa igual", 1.0, 1.0, RIGHT, color=palette.ACTIVE, buff=0.4)
             self.play(Create(ramp), FadeIn(ramp_label), run_time=b.speech_remaining())
 
-        row = NeuronRow(raw, unit_height=1.6, spacing=0.95)
-        row.shift(UP * 0.6 - row.baseline_point())
-        with self.beat("neuronas") as b:
-            caption = self._sample_caption().next_to(formula, DOWN, buff=0.35)
-            self.play(
-                FadeOut(VGroup(graph, flat, ramp, flat_label, ramp_label)), FadeIn(caption), run_time=b.until("fila")
-            )
-            # One neuron after another, each bar growing to its real value.
-            self.play(
-                LaggedStart(*(FadeIn(n, shift=UP * 0.15) for n in row.neurons), lag_ratio=0.5),
-                run_time=b.until("signos"),
-            )
-
-        with self.beat("encender") as b:
-            self.wait(b.until("aplastar"))
-            after = row.activated(relu1)
-            self.play(row.transform_into(after), run_time=b.until("iconos"))
-            row = after
-            icons = after.icons([relu1(v) for v in raw])
-            self.play(FadeIn(icons), run_time=b.until("cuenta"))
-            count = _count_line(n_on, shown, "encendidas").next_to(icons, DOWN, buff=1.0)
-            self.play(FadeIn(count), run_time=b.speech_remaining())
-
+        # (The ten neurons one by one on a row was cut: the needles' tray shows the same; here
+        # they appear once, as points on MiniLM's own curve.)
         with self.beat("gelu") as b:
-            heading = ty.title("MiniLM usa GELU: una ReLU suave").to_edge(UP, buff=0.5)
+            heading = ty.title("MiniLM usa GELU: una ReLU suave").to_edge(UP, buff=0.4)
+            caption = self._sample_caption().next_to(heading, DOWN, buff=0.25)
+            badge = model_badge(self, "minilm")
             # The sample spans about -1.7..0.4: a graph cut to that window shows GELU's dip.
-            graph = ActivationGraph(x_range=(-2.0, 1.0), y_range=(-0.4, 1.0), width=10.0, height=5.0)
-            graph.next_to(heading, DOWN, buff=0.6)
+            graph = ActivationGraph(x_range=(-2.0, 1.0), y_range=(-0.4, 1.0), width=9.0, height=4.2)
+            graph.next_to(caption, DOWN, buff=0.35).shift(LEFT * 1.2)
+            badge.next_to(graph, RIGHT, buff=0.5)  # right of the curves; the citation takes the corner
             ideal = graph.curve(relu1, palette.MUTED, stroke_width=3)
             self.play(
-                FadeOut(VGroup(row, icons, count, caption, formula)),
+                FadeOut(VGroup(graph_rule, flat, ramp, flat_label, ramp_label, formula)),
                 FadeIn(heading),
+                FadeIn(caption),
+                FadeIn(badge),
                 Create(graph),
                 Create(ideal),
                 run_time=b.until("curva"),
@@ -96,7 +81,8 @@ class Relu(NarratedScene):
             legend = _legend(graph)
             self.play(Create(smooth), FadeIn(legend), run_time=b.until("puntos"))
             on_axis, on_gelu = on_axis_then_at(graph, raw, self.number("pretrained.minilm.sample_activations"))
-            # The ten neurons at their raw values, then where GELU sends them.
+            # The ten neurons at their raw values, then where GELU sends them: the negative ones
+            # land a little below zero, not on it.
             play_in_steps(
                 self, b.until("idealizacion"), (FadeIn(on_axis), 0.3), (ReplacementTransform(on_axis, on_gelu), None)
             )
@@ -111,9 +97,10 @@ class Relu(NarratedScene):
         with self.beat("escasez") as b:
             heading2 = ty.title(f"La capa entera: {ty.fmt_int(width)} neuronas").to_edge(UP, buff=0.5)
             self.play(
-                FadeOut(VGroup(heading, graph, ideal, smooth, legend, on_gelu)),
+                FadeOut(VGroup(heading, caption, graph, ideal, smooth, legend, on_gelu)),
                 FadeIn(heading2),
                 FadeIn(grid),
+                badge.animate.to_corner(DR, buff=0.3),  # out of the grid's way; no citation here
                 run_time=b.until("rejilla"),
             )
             self.wait(b.until("encendidas"))
@@ -125,8 +112,8 @@ class Relu(NarratedScene):
 
         with self.beat("cierre") as b:
             heading3 = ty.title("Cada neurona es un detector").to_edge(UP, buff=1.2)
-            self.play(FadeOut(VGroup(heading2, grid, count)), FadeIn(heading3), run_time=b.until("pregunta"))
-            question = ty.body("¿Está mi patrón en la palabra?").next_to(heading3, DOWN, buff=1.1)
+            self.play(FadeOut(VGroup(heading2, grid, count, badge)), FadeIn(heading3), run_time=b.until("pregunta"))
+            question = ty.body("¿Está mi patrón en lo que recibo?").next_to(heading3, DOWN, buff=1.1)
             self.play(FadeIn(question), run_time=b.until("respuesta"))
             answers = _answers().next_to(question, DOWN, buff=0.8)
             self.play(FadeIn(answers, shift=UP * 0.2), run_time=b.speech_remaining())
@@ -136,7 +123,7 @@ class Relu(NarratedScene):
         block = self.number("pretrained.minilm.block_number")
         shown = self.number("pretrained.minilm.sample_size")
         width = self.number("pretrained.minilm.d_ff")
-        model = self.number("pretrained.minilm.model")
+        model = notation.display_name(self.number("pretrained.minilm.model"))
         token = self.number("pretrained.minilm.token")
         sentence = self.number("pretrained.minilm.sentence")
         where = ty.small(f"{model} · bloque {block} de {blocks} · «{token}» en «{sentence}»")
@@ -160,7 +147,7 @@ def _legend(graph: ActivationGraph) -> VGroup:
 
 def _answers() -> VGroup:
     yes = VGroup(OnIcon(0.18), ty.body("sí: se enciende y aporta", color=palette.ACTIVE)).arrange(RIGHT, buff=0.4)
-    no = VGroup(OffIcon(0.18), ty.body("no: se apaga y calla", color=palette.MUTED)).arrange(RIGHT, buff=0.4)
+    no = VGroup(OffIcon(0.18), ty.body("no: se apaga (con GELU, casi)", color=palette.MUTED)).arrange(RIGHT, buff=0.4)
     answers = VGroup(yes, no).arrange(DOWN, aligned_edge=LEFT, buff=0.5)
     no[1].align_to(yes[1], LEFT)  # texts in one column, whatever each icon's width
     return answers

@@ -40,9 +40,11 @@ class Xor(NarratedScene):
 
         with self.beat("puntos") as b:
             heading = ty.title("XOR").to_edge(UP, buff=0.45).set_x(plane.get_x())
-            self.play(FadeIn(heading), Create(plane), run_time=b.until("circulos"))
+            axes = plane.axes()  # 0 and 1 on both axes: the legend can be checked point by point
+            self.play(FadeIn(heading), Create(plane), FadeIn(axes), run_time=b.until("circulos"))
             legend = VGroup(
-                legend_row(CircleMark(), "coordenadas iguales"), legend_row(CrossMark(), "coordenadas distintas")
+                legend_row(CircleMark(), ty.math(r"x_1 = x_2:\ \mathrm{XOR} = 0")),
+                legend_row(CrossMark(), ty.math(r"x_1 \neq x_2:\ \mathrm{XOR} = 1")),
             )
             legend.arrange(DOWN, aligned_edge=LEFT, buff=0.35)
             _to_panel(legend, top=plane.get_top()[1])

@@ -305,6 +305,44 @@ def test_narration_speaks_the_quoted_figure_and_then_the_computed_one():
     )
 
 
-def test_scene_shows_the_computed_share_in_the_correction():
+def test_scene_shows_the_computed_share_in_the_correction_and_marks_the_quoted_one():
     source = (ROOT / "scenes" / "iceberg.py").read_text(encoding="utf-8")
-    assert re.search(r'fixed = ty\.body\(f"cuenta: \{ty\.fmt_percent\(llama\.block_share\)\}"', source)
+    assert re.search(r'fixed = ty\.body\(f"cuenta exacta: \{ty\.fmt_percent\(llama\.block_share\)\}"', source)
+    assert re.search(r'claim = ty\.body\(f"cifra citada: ≈ \{ty\.fmt_percent\(quoted, places=0\)\}"', source)
+    assert number("iceberg.quoted.llama2_7b_ffn_share").kind == "quoted"
+
+
+def test_share_columns_say_they_are_percentages():
+    source = (ROOT / "scenes" / "iceberg.py").read_text(encoding="utf-8")
+    assert source.count('("% FFN", palette.FFN)') == 2 and '("FFN", palette.FFN)' not in source
+
+
+def test_narration_counts_parameters_not_pesos_and_cites_the_models():
+    from voiceover.script import load_script
+
+    script = load_script("iceberg")
+    text = " ".join(b.text for b in script.beats)
+    assert "pesos" not in text  # «millones de pesos» sounds like money in Latin America
+    assert "GPT dos pequeño" in text and " small" not in text
+    for beat in ("punta", "masa", "modelos", "modelo_entero"):
+        assert "touvron2023" in script.beat(beat).sources, beat
+    assert "fuente_ffn_interactivo" in script.beat("cifra_citada").sources
+
+
+def test_iceberg_plays_third_and_only_announces_swiglu():
+    # Right after panorama: the gated FFN is named as a variant seen later, never explained here.
+    from lecture.plan import load_plan
+    from voiceover.script import load_script
+
+    assert [s.name for s in load_plan()][:3] == ["title_card", "panorama", "iceberg"]
+    text = " ".join(b.text for b in load_script("iceberg").beats)
+    assert "SwiGLU" not in text and "compuerta que veremos más adelante" in text
+
+
+def test_the_closing_line_is_as_hedged_as_its_sources():
+    from voiceover.script import load_script
+
+    beat = load_script("iceberg").beat("cierre")
+    assert "buena parte" in beat.text and {"geva2021", "meng2022"} <= set(beat.sources)
+    source = (ROOT / "scenes" / "iceberg.py").read_text(encoding="utf-8")
+    assert "buena parte de lo que sabe" in source and "Lo que el modelo sabe vive debajo del agua." not in source

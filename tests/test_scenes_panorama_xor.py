@@ -7,6 +7,8 @@ the kit's mobjects are built and measured (cheap). The preview build
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,67 @@ def test_product_fill_visits_every_entry_of_the_product_once():
     assert sorted(fill.order) == [(i, j) for i in range(3) for j in range(3)]
     with pytest.raises(ValueError, match="cannot give"):
         ProductFill(MatrixMob(result.w2), MatrixMob(result.w2), MatrixMob(result.product))
+
+
+# -- what the screen and the voice claim -----------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script_text(scene: str) -> str:
+    from voiceover.script import load_script
+
+    return " ".join(" ".join(b.text.split()) for b in load_script(scene).beats)
+
+
+def test_panorama_attention_is_causal_come_reads_the_words_before_it():
+    from scenes.kit.tokens import TokenRow, attention_arcs
+    from scenes.panorama import READER, WORDS
+
+    assert WORDS[-1] == READER == "come"
+    row = TokenRow(WORDS)
+    arcs = attention_arcs(row, focus=READER)
+    bold = [arc for arc in arcs if arc.get_stroke_width() > 4]
+    assert len(bold) == len(WORDS) - 1  # «come» with «el» and with «perro», nothing after it
+    mezclar = _script_text("panorama").split("{#mirar}")[1].split("{#escuchar}")[0]
+    assert "«come»" in mezclar and "las que vienen antes" in mezclar
+
+
+def test_panorama_no_longer_claims_attention_is_linear_and_cites_the_rank_collapse():
+    from voiceover.script import load_script
+
+    script = load_script("panorama")
+    text = _script_text("panorama")
+    for false in ("solo aprendería patrones lineales", "no serviría de nada", "parámetros, y con ellos"):
+        assert false not in text
+    assert "promedio ponderado" in script.beat("aportes").text
+    # ... whose weights come from a softmax (non-linear in the inputs), as the screen says.
+    assert "pesos de atención (softmax)" in (ROOT / "scenes" / "panorama.py").read_text(encoding="utf-8")
+    assert "de cada bloque" in " ".join(script.beat("aportes").text.split())
+    assert "dong2021" in script.beat("apilar").sources
+    assert "capas lineales" in script.beat("colapso").text  # the collapse demo, said about linear layers
+
+
+def test_panorama_stacks_count_blocks_not_layers():
+    source = (ROOT / "scenes" / "panorama.py").read_text(encoding="utf-8")
+    assert '} bloques"' in source and '} capas"' not in source
+    assert "capa tras capa" not in source
+
+
+def test_xor_is_written_one_way_in_every_opening_script():
+    for scene in ("title_card", "panorama", "iceberg", "xor", "relu", "expand_contract", "closing_card"):
+        assert "equis o erre" not in _script_text(scene), scene
+
+
+def test_xor_axes_mark_zero_and_one_where_the_points_are(plane):
+    axes = plane.axes()
+    ticks = [m for m in axes if m.__class__.__name__ == "Line"]
+    bottom = sorted(round(t.get_start()[0], 6) for t in ticks if abs(t.get_start()[1] - t.get_end()[1]) > 1e-9)
+    left = sorted(round(t.get_start()[1], 6) for t in ticks if abs(t.get_start()[0] - t.get_end()[0]) > 1e-9)
+    assert bottom == sorted(round(plane.to_scene(v, 0.0)[0], 6) for v in (0.0, 1.0))
+    assert left == sorted(round(plane.to_scene(0.0, v)[1], 6) for v in (0.0, 1.0))
+    labels = [m.tex_string for m in axes if m.__class__.__name__ == "MathTex"]
+    assert labels.count("0") == labels.count("1") == 2 and {"x_1", "x_2"} <= set(labels)
+    # The legend's rule is the labels' XOR: crosses where the two coordinates differ.
+    result = solve_xor()
+    assert [int(x != y) for x, y in result.points] == list(result.labels)

@@ -184,3 +184,56 @@ def test_a_window_asked_for_before_earlier_animations_is_refused():
     scene.play("antes", run_time=1.0)  # ... but played at 1 s
     with pytest.raises(ValueError, match="right before play_in_steps"):
         play_in_steps(scene, stale, ("a", 0.5), ("b", None))
+
+
+# -- what the scripts and the screens claim ------------------------------------------------
+
+
+def test_relu_drops_the_ten_neuron_row_and_says_gelu_dips_below_zero():
+    from voiceover.script import load_script
+
+    script = load_script("relu")
+    assert [b.name for b in script.beats] == ["regla", "gelu", "escasez", "cierre"]  # no row of ten
+    text = " ".join(" ".join(b.text.split()) for b in script.beats)
+    assert "gran mayoría" not in text  # no unregistered share
+    assert "un poco por debajo" in script.beat("gelu").text and "por debajo de cero" in " ".join(
+        script.beat("escasez").text.split()
+    )
+    assert "NeuronRow" not in _source("relu")
+
+
+def test_gelu_sends_every_negative_pre_activation_slightly_below_zero():
+    # What the narration says of MiniLM's GELU: negative inputs land a little under zero, not on it.
+    pre = np.array(_value("pretrained.minilm.sample_pre_activations"))
+    act = np.array(_value("pretrained.minilm.sample_activations"))
+    negative = pre < 0
+    assert negative.any()
+    assert np.all(act[negative] < 0) and np.all(act[negative] > -0.2)
+    full = np.array(gelu(np.linspace(-6.0, 0.0, 601)[:-1]))
+    assert np.all(full < 0) and full.min() > -0.2
+
+
+def test_relu_scene_wears_minilms_badge_and_writes_its_lecture_name():
+    source = _source("relu")
+    assert 'model_badge(self, "minilm")' in source
+    assert "notation.display_name" in source
+
+
+def test_perro_is_drawn_as_row_vectors_as_the_scene_taught():
+    source = _source("expand_contract")
+    assert "VectorColumn" not in source
+    assert source.count("VectorRow(") >= 6  # the worked example's vectors and the four "perro" stages
+    from voiceover.script import load_script
+
+    assert "como una fila" in " ".join(load_script("expand_contract").beat("vector").text.split())
+
+
+def test_the_activated_row_sits_entry_under_entry_below_the_expanded_one():
+    from scenes.expand_contract import STAGE_TYPE, _pitch, _row_with_pitch
+    from scenes.kit.matrix import VectorRow
+
+    expanded = VectorRow(_value("perro.expanded"), places=2, **STAGE_TYPE)
+    activated = _row_with_pitch(_value("perro.activated"), _pitch(expanded), places=2, dim_zeros=True)
+    assert _pitch(activated) == pytest.approx(_pitch(expanded), abs=1e-3)
+    # Narrower digits ("0,00") would otherwise pack closer than the expanded row's ("−0,49").
+    assert _pitch(VectorRow(_value("perro.activated"), places=2, **STAGE_TYPE)) < _pitch(expanded)

@@ -141,7 +141,14 @@ def numbers() -> tuple[Number, ...]:
         Number(
             "iceberg.ideal.share_denominator", ideal.ffn_share.denominator, "integer", f"{call}.ffn_share.denominator"
         ),
-        Number("iceberg.quoted.llama2_7b_ffn_share", QUOTED_LLAMA2_7B_FFN_SHARE, "quoted fraction", QUOTED_SOURCE),
+        Number(
+            "iceberg.quoted.llama2_7b_ffn_share",
+            QUOTED_LLAMA2_7B_FFN_SHARE,
+            "quoted fraction",
+            QUOTED_SOURCE,
+            kind="quoted",
+            citation="fuente_ffn_interactivo ffn-interactivo.txt:60",
+        ),
     ]
     for model in MODELS:
         whole = whole_model(model)

@@ -1,6 +1,7 @@
-"""Drawings for the lecture's frame: the title card (chapter tiles, the FFN's share of a
-model's weights), the closing card (a terminal, the credits) and two small pictures the
-closing scene uses (a piano-roll strip with one re-punched hole, a shelf of keys and values)."""
+"""Drawings for the lecture's frame: the title card (the chapter map's lines, the FFN's share
+of a model's parameters), the closing card (a terminal, the credits) and two small pictures the
+closing scene uses (a piano-roll strip with one re-punched hole, a shelf of keys and values,
+labelled «llave» and «valor»)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ MONO = "DejaVu Sans Mono"  # a terminal's font; has the same accents as the type
 
 # -- the title card -------------------------------------------------------------------------
 class ShareBar(VGroup):
-    """A model's weights as one long bar; the FFN's share of it filled in the FFN's colour.
+    """A model's parameters as one long bar; the FFN's share of it filled in the FFN's colour.
     `fill.width / frame.width` equals `share`."""
 
     def __init__(self, share: float, width: float = 11.0, height: float = 1.0, **kwargs):
@@ -181,14 +182,15 @@ GLYPHS = {
 
 
 class ChapterTile(VGroup):
-    """One chapter of the lecture: a small picture of its metaphor above its name."""
+    """One chapter of the lecture as a line of its map: a small picture of its metaphor (when
+    it has one, `glyph` in GLYPHS; None for a plain marker) left of its name."""
 
-    def __init__(self, glyph: str, name: str, width: float = 3.0, height: float = 2.2, **kwargs):
+    def __init__(self, glyph: str | None, name: str, width: float = 4.35, height: float = 0.85, **kwargs):
         super().__init__(**kwargs)
-        if glyph not in GLYPHS:
-            raise ValueError(f"unknown chapter glyph {glyph!r}; known: {', '.join(GLYPHS)}")
+        if glyph is not None and glyph not in GLYPHS:
+            raise ValueError(f"unknown chapter glyph {glyph!r}; known: {', '.join(GLYPHS)} (or None)")
         self.frame = RoundedRectangle(
-            corner_radius=0.15,
+            corner_radius=0.1,
             width=width,
             height=height,
             color=palette.MUTED,
@@ -196,23 +198,55 @@ class ChapterTile(VGroup):
             fill_color=palette.INK,
             fill_opacity=0.04,
         )
-        self.picture = GLYPHS[glyph](1.4).move_to(self.frame.get_center() + UP * 0.3)
-        self.name = ty.label(name)
-        if self.name.width > width - 0.3:
-            self.name.scale_to_fit_width(width - 0.3)
-        self.name.move_to(self.frame.get_center() + DOWN * 0.7)
+        # The picture's square, left in the frame; a chapter without one gets a small marker
+        # and its name the room.
+        slot = min(height * 0.75, 0.62) if glyph is not None else 0.16
+        left = self.frame.get_left() + RIGHT * (0.15 + slot / 2)
+        if glyph is None:
+            self.picture = Dot(radius=0.07, color=palette.FFN).move_to(left)
+        else:
+            self.picture = GLYPHS[glyph](slot).move_to(left)
+        self.name = _wrapped(name, room=width - slot - 0.5)
+        # A title too long for two lines is shrunk rather than clipped (the layout check flags it).
+        if self.name.height > height - 0.1:
+            self.name.scale_to_fit_height(height - 0.1)
+        if self.name.width > width - slot - 0.5:
+            self.name.scale_to_fit_width(width - slot - 0.5)
+        self.name.next_to(left, RIGHT, buff=slot / 2 + 0.2)
         self.add(self.frame, self.picture, self.name)
 
     def slot(self) -> DashedVMobject:
-        """The tile's place before its chapter is named: a dashed outline of its frame."""
+        """The line's place before its chapter appears: a dashed outline of its frame."""
         outline = self.frame.copy().set_fill(opacity=0).set_stroke(color=palette.INACTIVE, width=2)
-        return DashedVMobject(outline, num_dashes=48)
+        return DashedVMobject(outline, num_dashes=40)
 
     def light_up(self):
         return self.frame.animate.set_stroke(color=palette.FFN, width=4)
 
     def light_down(self):
         return self.frame.animate.set_stroke(color=palette.MUTED, width=2)
+
+
+def _wrapped(text: str, room: float) -> VGroup:
+    """`text` in ty.small type on one line, or on two (split at the space that makes the
+    longer line shortest) when one line is wider than `room`."""
+    one = ty.small(text, color=palette.INK)
+    words = text.split()
+    if one.width <= room or len(words) < 2:
+        return VGroup(one)
+    splits = [
+        VGroup(ty.small(" ".join(words[:k]), color=palette.INK), ty.small(" ".join(words[k:]), color=palette.INK))
+        for k in range(1, len(words))
+    ]
+    best = min(splits, key=lambda lines: max(line.width for line in lines))
+    return best.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
+
+
+def chapter_map(tiles: VGroup, columns: int = 3, buff: tuple[float, float] = (0.2, 0.1)) -> VGroup:
+    """Lay chapter lines out as a table of contents: down the first column, then the next
+    (reading order is playing order)."""
+    rows = -(-len(tiles) // columns)  # ceiling
+    return tiles.arrange_in_grid(rows=rows, cols=columns, buff=buff, flow_order="dr")
 
 
 # -- the closing card -----------------------------------------------------------------------
@@ -331,8 +365,8 @@ class KeyValueShelf(VGroup):
             row = VGroup(key, wire, value).shift(DOWN * 0.8 * r)
             self.rows.add(row)
         self.heads = VGroup(
-            ty.label("key", color=palette.FFN).next_to(self.rows[0][0], UP, buff=0.25),
-            ty.label("value", color=palette.POSITIVE).next_to(self.rows[0][2], UP, buff=0.2),
+            ty.label("llave", color=palette.FFN).next_to(self.rows[0][0], UP, buff=0.25),
+            ty.label("valor", color=palette.POSITIVE).next_to(self.rows[0][2], UP, buff=0.2),
         )
         self.add(self.rows, self.heads)
 

@@ -13,7 +13,10 @@ import math
 
 import numpy as np
 from manim import (
+    DOWN,
+    LEFT,
     RIGHT,
+    UP,
     Animation,
     Circle,
     DashedLine,
@@ -52,6 +55,28 @@ class PlaneSquare(VGroup):
         """Scene point of data point (x, y), following the square wherever it has moved."""
         lo = self.frame.get_corner(np.array([-1, -1, 0]))
         return lo + np.array([(x - self.view[0]) * self.scale, (y - self.view[0]) * self.scale, 0.0])
+
+    def axes(self, marks: tuple[float, ...] = (0.0, 1.0), names: tuple[str, str] = ("x_1", "x_2")) -> VGroup:
+        """Ticks at `marks` under the square (first coordinate) and left of it (second), each
+        with its value, and each axis's name at its far end, so every point's coordinates can
+        be read off. Values and names are typeset as formulas (the inputs' values, not
+        measurements)."""
+        tick = 0.15
+        bottom, left = self.frame.get_bottom()[1], self.frame.get_left()[0]
+        group = VGroup()
+        for m in marks:
+            x = self.to_scene(m, self.view[0])[0]
+            line = Line((x, bottom, 0), (x, bottom - tick, 0), color=palette.MUTED, stroke_width=2)
+            group.add(line, ty.math(_tex_number(m), color=palette.MUTED).scale(0.8).next_to(line, DOWN, buff=0.08))
+            y = self.to_scene(self.view[0], m)[1]
+            line = Line((left, y, 0), (left - tick, y, 0), color=palette.MUTED, stroke_width=2)
+            group.add(line, ty.math(_tex_number(m), color=palette.MUTED).scale(0.8).next_to(line, LEFT, buff=0.08))
+        first = ty.math(names[0], color=palette.MUTED).scale(0.8)
+        first.next_to(self.frame.get_corner(DOWN + RIGHT), DOWN, buff=0.12).shift(LEFT * 0.25)
+        second = ty.math(names[1], color=palette.MUTED).scale(0.8)
+        second.next_to(self.frame.get_corner(LEFT + UP), LEFT, buff=0.12).shift(DOWN * 0.25)
+        group.add(first, second)
+        return group
 
     def corners(self) -> list[tuple[float, float]]:
         """The square's corners in data units, counter-clockwise from bottom-left."""
@@ -339,6 +364,13 @@ def fold_shade(plane: PlaneSquare, weights: tuple[float, float, float], opacity:
     return HalfPlaneShade(plane, math.atan2(w_y, w_x), -b / norm, color=palette.FFN, opacity=opacity)
 
 
-def legend_row(mark, text: str) -> VGroup:
-    """A class mark followed by its meaning."""
-    return VGroup(mark, ty.label(text)).arrange(RIGHT, buff=0.3)
+def legend_row(mark, text) -> VGroup:
+    """A class mark followed by its meaning (a string, set as a label, or a mobject, e.g. a formula)."""
+    meaning = ty.label(text) if isinstance(text, str) else text
+    return VGroup(mark, meaning).arrange(RIGHT, buff=0.3)
+
+
+def _tex_number(value: float) -> str:
+    """An axis value for a formula: 0 -> '0', 0.5 -> '0{,}5' (Spanish decimal comma)."""
+    text = f"{value:g}"
+    return text.replace(".", "{,}")

@@ -1,0 +1,99 @@
+"""The lecture's chapters in the order the plan plays them, read from the plan file itself.
+
+The title card draws its map from here, so the map cannot disagree with the plan: each
+chapter is one `[[scene]]` of the plan in use (`$FFN_PLAN`, else `lecture/plan.toml`) with the
+`title` of its narration script. The plan is read with `tomllib` the way `lecture.plan` reads
+it (a scene's script is the one its class declares, or the plan's `script`; its file the plan's
+`script_path`, or `voiceover/script/es/<script>.toml`), without importing `lecture` (scenes
+may not) and without importing manim.
+
+`lecture.cache` adds `signature()` to the cache key of every scene whose sources import this
+module: a reordered plan, or a retitled script, re-renders the title card.
+
+Every error names the plan file and the scene at fault.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voiceover.paths import REPO_ROOT, script_path
+from voiceover.script import declared_script
+
+MODULE = "voiceover.chapters"  # the import `lecture.cache` looks for
+# The same default as `lecture.plan.PLAN_PATH` (tests/test_scene_cards.py checks they agree).
+DEFAULT_PLAN = REPO_ROOT / "lecture" / "plan.toml"
+
+
+class ChapterError(ValueError):
+    """A plan whose chapters cannot be listed; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    scene: str  # the plan's `name` of the scene ("iceberg")
+    script: str  # its narration's name ("iceberg")
+    title: str  # the narration's `title`: the chapter's name on the map and on YouTube
+
+
+def plan_file() -> Path:
+    """The plan in use: `$FFN_PLAN` when set, else `lecture/plan.toml` (as `lecture.plan`)."""
+    configured = os.environ.get("FFN_PLAN")
+    return Path(configured).resolve() if configured else DEFAULT_PLAN
+
+
+def chapters(plan: Path | None = None) -> tuple[Chapter, ...]:
+    """Every scene of `plan` (default: the plan in use), in the order it plays, with its title."""
+    path = Path(plan) if plan else plan_file()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ChapterError(f"{path}: no such plan file") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ChapterError(f"{path}: TOML syntax error: {err}") from None
+    found = []
+    for i, entry in enumerate(data.get("scene", []), start=1):
+        label = f"{path}: scene #{i}" + (f" '{entry['name']}'" if "name" in entry else "")
+        missing = {"name", "module", "class"} - set(entry)
+        if missing:
+            raise ChapterError(f"{label} lacks {sorted(missing)}")
+        script = _script_of(entry, label)
+        found.append(Chapter(entry["name"], script, _title(entry, script, label)))
+    if not found:
+        raise ChapterError(f"{path}: the plan lists no scenes")
+    return tuple(found)
+
+
+def signature(plan: Path | None = None) -> list[list[str]]:
+    """What a map drawn from the plan depends on: each chapter's scene and title, in order."""
+    return [[c.scene, c.title] for c in chapters(plan)]
+
+
+def _script_of(entry: dict[str, Any], label: str) -> str:
+    module = REPO_ROOT / entry["module"]
+    declared = declared_script(module, entry["class"]) if module.is_file() else None
+    script = declared or entry.get("script")
+    if not isinstance(script, str) or not script:
+        raise ChapterError(
+            f"{label}: no narration to title it: class {entry['class']} in {entry['module']} "
+            'declares no `script = "..."` and the plan gives none'
+        )
+    return script
+
+
+def _title(entry: dict[str, Any], script: str, label: str) -> str:
+    path = REPO_ROOT / entry["script_path"] if "script_path" in entry else script_path(script)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ChapterError(f"{label}: its narration {path} does not exist, so its chapter has no title") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ChapterError(f"{label}: {path}: TOML syntax error: {err}") from None
+    title = data.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise ChapterError(f"{label}: {path} has no `title` (its chapter's name)")
+    return title.strip()
