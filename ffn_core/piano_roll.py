@@ -5,11 +5,17 @@ norms) but not the weight change itself. This module repeats the very same edit 
 seed, same training, same ``rank_one_edit``) on a fresh copy of the fact model and keeps
 what a picture of it needs:
 
-* the weight change ``delta`` of the FFN's output matrix (d_model x d_ff) and its two
-  factors, ``delta = outer(column, row)``: the column is ``delta @ key`` (how the value
-  read for the edited subject changes: new note minus old note) and the row is
-  ``delta.T @ column / |column|^2`` (the direction of the subject's key that the update
-  listens to);
+* the weight change ``delta`` of the FFN's output matrix, as torch stores it (``down.weight``,
+  d_model x d_ff: the lecture's ``W2`` transposed), and its two factors,
+  ``delta = outer(column, row)``: the column ``u = delta @ k`` is how the FFN's output for
+  the edited subject changes (new note minus old note, d_model numbers), and the row is
+  ``delta.T @ u / |u|^2 = C^-1 k / (k^T C^-1 k)`` (d_ff numbers), where ``k`` is the subject's
+  key (the FFN's d_ff hidden activations at the subject) and ``C`` the second moment of the
+  facts' keys (``ffn_core.memory_model.rank_one_edit``). In the lecture's x.W orientation the
+  change is ``Delta W2 = row^T u`` (d_ff x d_model): row i of it is ``row[i] * u``;
+* how much of ``u`` each fact's key receives, ``key_responses[j] = k_j . row`` (exactly 1 for
+  the edited key, near 0 for the others: that is why the others keep their answers, not the
+  mere fact that the FFN adds);
 * the singular values of ``delta`` (one is non-zero: the update has rank one);
 * every fact's answer and its probability before and after the edit, and the
   probabilities of the old and the new answer of the edited fact on both sides.
@@ -23,6 +29,10 @@ from typing import SupportsFloat
 
 from ffn_core.cache import disk_cached
 from ffn_core.memory import EDIT_LAYER, EDIT_NEW_ANSWER, EDIT_PROMPT, FACTS, SUBJECT_POSITION
+
+# Words of the facts that are proper nouns: the vocabulary is lower case (one token per word),
+# the screen writes them capitalised («Sena → París»).
+PROPER_NOUNS = ("sena", "parís", "támesis", "londres", "tíber", "roma", "danubio", "viena")
 
 # A singular value below this share of the largest one is numerical noise (float32 weights).
 RANK_TOLERANCE = 1e-4
@@ -66,6 +76,8 @@ class RollEdit:
     new_probability_after: float
     column: tuple[float, ...]
     row: tuple[float, ...]
+    key: tuple[float, ...]  # the edited subject's key k: the FFN's d_ff hidden activations at the subject
+    key_responses: tuple[float, ...]  # k_j . row for every fact j (1 for the edited one), in roll order
     delta: tuple[tuple[float, ...], ...]
     singular_values: tuple[float, ...]
     numerical_rank: int
@@ -80,6 +92,16 @@ class RollEdit:
     @property
     def others_unchanged(self) -> int:
         return sum(f.unchanged for f in self.others)
+
+    @property
+    def key_active(self) -> int:
+        """How many of the d_ff neurons the edited key has above zero (a key is a pattern over many)."""
+        return sum(a > 0 for a in self.key)
+
+    @property
+    def max_other_response(self) -> float:
+        """The largest |k_j . row| over the facts that were not edited."""
+        return max(abs(r) for i, r in enumerate(self.key_responses) if i != self.edit_index)
 
 
 def numerical_rank(singular_values: Iterable[SupportsFloat], tolerance: float = RANK_TOLERANCE) -> int:
@@ -112,7 +134,8 @@ def solve(seed: int = 0) -> RollEdit:
     old_answer = FACTS[edit_index][1]
     down = model.blocks[EDIT_LAYER].ffn.down
     weight_before = down.weight.detach().clone()
-    key = _ffn_hidden(model, prompts, EDIT_LAYER, SUBJECT_POSITION)[edit_index]
+    keys = _ffn_hidden(model, prompts, EDIT_LAYER, SUBJECT_POSITION)  # (n_facts, d_ff), unchanged by the edit
+    key = keys[edit_index]
 
     def probabilities() -> torch.Tensor:
         with torch.no_grad():
@@ -131,6 +154,7 @@ def solve(seed: int = 0) -> RollEdit:
     delta = (down.weight.detach() - weight_before).double()
     column = delta @ key.double()
     row = delta.T @ column / (column @ column)
+    responses = keys.double() @ row
     singular = torch.linalg.svdvals(delta)
     plays = []
     for i, (prompt, expected) in enumerate(FACTS):
@@ -159,6 +183,8 @@ def solve(seed: int = 0) -> RollEdit:
         new_probability_after=float(after[edit_index, new_id]),
         column=tuple(float(v) for v in column),
         row=tuple(float(v) for v in row),
+        key=tuple(float(v) for v in key),
+        key_responses=tuple(float(v) for v in responses),
         delta=tuple(tuple(float(v) for v in r) for r in delta),
         singular_values=tuple(float(s) for s in singular),
         numerical_rank=numerical_rank(singular),

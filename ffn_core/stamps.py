@@ -1,10 +1,12 @@
 """Inked stamps: one FFN of the trained fact model read term by term, as keys and values.
 
-``FFN(x) = sum_i f(k_i . x + b_i) v_i + b_out``. Each hidden unit i is a stamp: its key
-``k_i`` (row i of the torch ``up.weight``, column i of the lecture's ``W_in``) decides how
-hard it is pressed on the word, ``f(k_i . x + b_i)`` (ReLU); its face is the value ``v_i``
-(column i of ``down.weight``, row i of ``W_out``), the mark it leaves. The page, the FFN's
-output, is the sum of the marks (plus ``b_out``, a mark every word gets).
+``FFN(x) = sum_i f(x . k_i + b1_i) v_i + b2`` (docs/notation.md). Each hidden neuron i is a
+stamp: its key ``k_i`` (column i of the lecture's ``W1``, row i of torch's ``up.weight``)
+decides how hard it is pressed on the word, ``f(x . k_i + b1_i)`` (ReLU); its face is the
+value ``v_i`` (row i of ``W2``, column i of torch's ``down.weight``), the mark it leaves.
+The page, the FFN's output, is the sum of the marks (plus ``b2``, a mark every word gets).
+The stamps are ranked by the size of their mark, ``|f(x . k_i + b1_i) v_i|``: the force
+times the size of the face.
 
 We read the fact model of ``ffn_core.memory`` (the same seeded training, unedited) on one
 of its facts, at the last position, in the block whose FFN pushes the right answer hardest
@@ -37,7 +39,7 @@ class StampTerm:
     ``term = coefficient * v_i`` (the mark it leaves), ``mark_size = |term|`` (Euclidean).
     """
 
-    unit: int  # 0-based index among the FFN's d_ff hidden units
+    unit: int  # 0-based index among the FFN's d_ff hidden neurons («neurona 92» is index 92)
     match: float
     coefficient: float
     value: Vector
@@ -59,7 +61,7 @@ class StampsReading:
     """The FFN of block ``layer`` at the last word of ``prompt``, written out as stamps.
 
     ``terms``: every active unit, loudest mark first (``n_active`` of ``d_ff``).
-    ``bias``: ``b_out``. ``partial_sums[k]``: the page after the first k+1 marks (bias
+    ``bias``: ``b2``. ``partial_sums[k]``: the page after the first k+1 marks (bias
     excluded; add ``bias`` to the last one for the output).
     ``output``: the sum of all marks plus the bias (float64, one term at a time);
     ``module_output``: the torch module's own forward (float32 matrix products);

@@ -25,8 +25,9 @@ Vector = tuple[float, ...]
 Matrix = tuple[Vector, ...]
 
 # The seed below is the first (from 0) whose six channels tell the whole story at once:
-# one hole wide open (gate > 1), one nearly shut (|gate| < 0.08), one slightly negative
-# (Swish lets a little through, sign flipped), and paint of both signs in every case.
+# one hole wide open (gate > 1: it amplifies its paint), one nearly shut (|gate| < 0.08), one
+# slightly negative (Swish keeps its input's sign: a small negative gate, which lets a little
+# paint through with the paint's sign inverted), and paint of both signs in every case.
 STENCIL_SEED = 13
 STENCIL_D_FF = 6
 
@@ -75,7 +76,7 @@ class StencilExample:
 
     @property
     def leaking_channel(self) -> int:
-        """Index of the most negative gate: Swish lets a little paint through, sign flipped."""
+        """Index of the most negative gate: a little paint passes, its sign inverted."""
         return int(np.argmin(self.gate))
 
 
@@ -133,3 +134,30 @@ def swiglu_cost(model: str = "llama2_7b") -> SwigluCost:
     return SwigluCost(
         param_increase=width.param_ratio - 1.0, rounding_added=width.swiglu_width - width.two_thirds_width
     )
+
+
+@dataclass(frozen=True)
+class SwishMinimum:
+    """Where Swish, ``z * sigmoid(z)``, is lowest: ``at`` (about -1.28) and ``value`` (about
+    -0.28). Swish keeps its input's sign; for negative inputs it never goes below ``value``."""
+
+    at: float
+    value: float
+
+
+def swish_minimum(tolerance: float = 1e-12) -> SwishMinimum:
+    """The minimum of Swish, by bisection on its derivative ``s(z) (1 + z (1 - s(z)))``
+    (``s`` the sigmoid), which changes sign once, between -2 and -1."""
+
+    def slope(z: float) -> float:
+        sig = 1.0 / (1.0 + np.exp(-z))
+        return float(sig * (1.0 + z * (1.0 - sig)))
+
+    lo, hi = -2.0, -1.0
+    if not slope(lo) < 0 < slope(hi):
+        raise RuntimeError("Swish's slope should change sign between -2 and -1")
+    while hi - lo > tolerance:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if slope(mid) < 0 else (lo, mid)
+    at = (lo + hi) / 2
+    return SwishMinimum(at=at, value=float(at / (1.0 + np.exp(-at))))

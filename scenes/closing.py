@@ -9,10 +9,12 @@ in one sentence, and the seed's question as the last image.
 from __future__ import annotations
 
 from manim import (
+    DL,
     DOWN,
     LEFT,
     RIGHT,
     UP,
+    UR,
     Create,
     FadeIn,
     FadeOut,
@@ -26,7 +28,9 @@ from manim import (
 )
 
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as n
 from scenes.kit import typography as ty
+from scenes.kit.badges import model_badge
 from scenes.kit.cards import FactStrip, KeyValueShelf
 from scenes.kit.specialists import NeuronBadge, TopicBars, WordColumns, topic_color
 
@@ -45,11 +49,13 @@ class Closing(NarratedScene):
         block = self.number("closing.block_number")
 
         with self.beat("palabras") as b:
-            heading = ty.title("¿Neuronas especialistas?").to_edge(UP, buff=0.45)
-            self.play(Write(heading), run_time=b.until("lista"))
-            columns = WordColumns(names, words, topic_of_word).next_to(heading, DOWN, buff=0.5)
-            note = ty.small(f"palabras en inglés: {self.number('params.minilm_l6.display_name')} aprendió en inglés")
-            note.to_edge(DOWN, buff=0.35)
+            heading = ty.title("¿Neuronas especialistas?").to_edge(UP, buff=0.45).to_edge(LEFT, buff=0.6)
+            badge = model_badge(self, "minilm").to_corner(UR, buff=0.3)
+            self.play(Write(heading), FadeIn(badge), run_time=b.until("lista"))
+            columns = WordColumns(names, words, topic_of_word).next_to(heading, DOWN, buff=0.7).set_x(0)
+            minilm = n.display_name(self.number("params.minilm_l6.display_name"))
+            note = ty.small(f"palabras en inglés:\n{minilm} aprendió con textos en inglés")
+            note.to_corner(DL, buff=0.35)  # the beat's citation takes the bottom right
             self.play(
                 LaggedStart(*(FadeIn(c[1], shift=DOWN * 0.2) for c in columns.columns), lag_ratio=0.3),
                 FadeIn(note),
@@ -61,9 +67,15 @@ class Closing(NarratedScene):
             self.play(FadeOut(VGroup(columns, note)), run_time=b.remaining())
 
         with self.beat("nota") as b:
-            where = ty.body(
-                f"{ty.fmt_int(self.number('closing.d_ff'))} neuronas · bloque {block}", color=palette.FFN
-            ).next_to(heading, DOWN, buff=0.6)
+            where = (
+                ty.body(
+                    f"{n.FFN_LAYER} del bloque {block} de {self.number('closing.n_blocks')} · "
+                    f"{ty.fmt_int(self.number('closing.d_ff'))} {n.NEURONS}",
+                    color=palette.FFN,
+                )
+                .next_to(heading, DOWN, buff=0.6)
+                .set_x(0)
+            )
             self.play(FadeIn(where, shift=DOWN * 0.2), run_time=b.until("formula"))
             formula = ty.math(
                 r"\text{nota}_i(\text{tema}) = \overline{a_i}\,(\text{tema}) - \overline{a_i}\,(\text{resto})",
@@ -79,7 +91,7 @@ class Closing(NarratedScene):
             winner = ty.body("la nota más alta  →  la especialista del tema", color=palette.ATTENTION)
             winner.next_to(parts, DOWN, buff=0.6)
             self.play(FadeIn(winner, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, where, formula, parts, winner)), run_time=b.remaining())
+            self.play(FadeOut(VGroup(heading, badge, where, formula, parts, winner)), run_time=b.remaining())
 
         numbers = self._specialist("numbers", 2, names, words, topic_of_word, block)
         with self.beat("numeros") as b:
@@ -88,6 +100,7 @@ class Closing(NarratedScene):
                 FadeIn(numbers["bars"].baseline),
                 FadeIn(numbers["bars"].words),
                 FadeIn(numbers["bars"].names),
+                FadeIn(numbers["bars"].axis),
                 run_time=b.until("barras"),
             )
             self.play(
@@ -136,15 +149,19 @@ class Closing(NarratedScene):
             self.play(Write(heading), FadeIn(strip), run_time=b.until("pianola"))
             self.play(strip.repunch(0), run_time=b.until("intactos"))
             kept = ty.body(
-                f"{self.number('memory.edit.others_count')} de {self.number('memory.edit.others_count')} "
-                f"siguen igual · {ty.fmt_percent(self.number('memory.edit.others_unchanged_share'), 0)}",
+                f"{self.number('piano_roll.others_unchanged')} de {self.number('memory.edit.others_count')} "
+                "siguen igual",
                 color=palette.ACTIVE,
-            ).next_to(strip, DOWN, buff=0.7)
-            self.play(strip.confirm_others(0), FadeIn(kept, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, strip, kept)), run_time=b.remaining())
+            ).next_to(strip, DOWN, buff=0.6)
+            toy = model_badge(self, "fact_model", layout="row").next_to(kept, DOWN, buff=0.35)
+            self.play(strip.confirm_others(0), FadeIn(kept, shift=UP * 0.2), FadeIn(toy), run_time=b.speech_remaining())
+            self.play(FadeOut(VGroup(heading, strip, kept, toy)), run_time=b.remaining())
 
         with self.beat("pregunta") as b:
             shelf = KeyValueShelf().move_to((0, 1.4, 0))
+            # The shelf's column heads in the lecture's words (llave, valor), whatever the kit writes.
+            for head, word, color in zip(shelf.heads, (n.KEY, n.VALUE), (palette.FFN, palette.POSITIVE)):
+                head.become(ty.label(word, color=color).move_to(head))
             self.play(FadeIn(shelf), run_time=b.until("biblioteca"))
             self.play(shelf.answer(), run_time=b.until("pregunta"))
             line1 = ty.title("Recordar un hecho, ¿es pensar,")
@@ -162,21 +179,21 @@ class Closing(NarratedScene):
             "numbers": lambda: (
                 self.number("closing.numbers.neuron"),
                 self.number("closing.numbers.activations"),
-                self.number("closing.numbers.selectivity"),
+                self.number("closing.numbers.score_shown"),
                 self.number("closing.numbers.mean_inside"),
                 self.number("closing.numbers.mean_outside"),
             ),
             "places": lambda: (
                 self.number("closing.places.neuron"),
                 self.number("closing.places.activations"),
-                self.number("closing.places.selectivity"),
+                self.number("closing.places.score_shown"),
                 self.number("closing.places.mean_inside"),
                 self.number("closing.places.mean_outside"),
             ),
             "fruits": lambda: (
                 self.number("closing.fruits.neuron"),
                 self.number("closing.fruits.activations"),
-                self.number("closing.fruits.selectivity"),
+                self.number("closing.fruits.score_shown"),
                 self.number("closing.fruits.mean_inside"),
                 self.number("closing.fruits.mean_outside"),
             ),
@@ -192,18 +209,24 @@ class Closing(NarratedScene):
             bar_width=0.24,
             gap=0.08,
             group_gap=0.5,
+            value_name="activación",
         )
         bars.shift(-bars.baseline.get_center() + (0, BASELINE_Y, 0))
         badge = NeuronBadge(
-            f"Neurona {neuron}",
-            [f"especialista en {names[index].lower()}", f"bloque {block}"],
+            n.neuron(neuron, capitalized=True),
+            [
+                f"especialista en {names[index].lower()}",
+                f"{n.display_name(self.number('params.minilm_l6.display_name'))}, "
+                f"bloque {block} de {self.number('closing.n_blocks')}",
+            ],
             topic_color(index),
             width=4.3,
         )
-        badge.move_to(BADGE_CORNER, aligned_edge=UP + LEFT)
+        badge.move_to(BADGE_CORNER, aligned_edge=UP + LEFT).set_z_index(2)  # over the bars' axis
         means = bars.mean_lines(inside, outside)
+        # The score written as the difference of the two means as shown: it adds up on screen.
         score_text = ty.label(
-            f"nota = {ty.fmt_decimal(inside)} − ({ty.fmt_decimal(outside)}) = {ty.fmt_decimal(score)}",
+            f"nota = {n.activation(inside)} − ({n.activation(outside)}) = {n.activation(score)}",
             color=topic_color(index),
         )
         score_text.next_to(badge, RIGHT, buff=0.4).align_to(badge, UP)

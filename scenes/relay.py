@@ -9,12 +9,16 @@ LLaMA-2 7B: its blocks, handoffs and norms, counted on its modules.
 
 from __future__ import annotations
 
+import math
+
 from manim import (
     DOWN,
     LEFT,
     ORIGIN,
     RIGHT,
+    UL,
     UP,
+    UR,
     Create,
     FadeIn,
     FadeOut,
@@ -31,7 +35,9 @@ from manim import (
 )
 
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as n
 from scenes.kit import typography as ty
+from scenes.kit.badges import model_badge
 from scenes.kit.relay import Baton, HeadRow, ProbabilityBar, RelayStack, Runner, Track
 from scenes.kit.steps import Step, play_in_steps
 from scenes.kit.tokens import TokenRow
@@ -48,6 +54,9 @@ LEG_COLORS = (palette.ATTENTION, palette.FFN, palette.ATTENTION, palette.FFN)
 
 class Relay(NarratedScene):
     script = "relay"
+    # The bars and their words fill the bottom of the frame while the race is on.
+    # The fact model's badge takes the top right during the race, the model's output the top left.
+    citation_corners = {"salida": UL, "quien": UL, "grande": UL}
 
     def construct(self):
         self.words = self.number("relay.prompt_words")
@@ -102,6 +111,7 @@ class Relay(NarratedScene):
             self.play(self.runners[0].run_to(self.runners[0].x, 2.0), run_time=b.speech_remaining())
 
         with self.beat("salida") as b:
+            self.fact_badge = model_badge(self, "fact_model").to_corner(UR, buff=0.15)
             self.tokens = TokenRow(self.words, gap=0.35).move_to(RIGHT * 0.6 + UP * 2.15)
             self.tokens.chips[-1].box.set_stroke(palette.HIGHLIGHT)
             block_marks = self._block_marks()
@@ -109,7 +119,15 @@ class Relay(NarratedScene):
                 self,
                 b.until("lente"),
                 (FadeOut(VGroup(track_note, roles)), 0.3),
-                ((FadeIn(self.tokens), FadeIn(VGroup(*self.runners[2:])), FadeIn(block_marks)), None),
+                (
+                    (
+                        FadeIn(self.tokens),
+                        FadeIn(VGroup(*self.runners[2:])),
+                        FadeIn(block_marks),
+                        FadeIn(self.fact_badge),
+                    ),
+                    None,
+                ),
             )
             embedding = self.track.stripe(palette.MUTED, TRACK_START)
             self.track.reach(STATIONS[0])
@@ -122,7 +140,12 @@ class Relay(NarratedScene):
 
         with self.beat("atencion") as b:
             rows = self._head_rows(0)
-            self.play(LaggedStart(*(FadeIn(r) for r in rows), lag_ratio=0.4), run_time=b.until("pesos"))
+            # The head rows need the top right: the badge steps out while they are shown.
+            self.play(
+                LaggedStart(*(FadeIn(r) for r in rows), lag_ratio=0.4),
+                FadeOut(self.fact_badge),
+                run_time=b.until("pesos"),
+            )
             self._run_leg(0, b.until("sube_atencion"))
             self._reveal_bar(1, b.speech_remaining())
 
@@ -143,19 +166,21 @@ class Relay(NarratedScene):
                 ty.label("salida del modelo"),
                 ty.label(self._percent(self.number("relay.model_probability")), color=palette.FFN),
             )
-            output.arrange(DOWN, buff=0.12).move_to(RIGHT * 5.4 + UP * 2.75)
+            output.arrange(DOWN, buff=0.12).move_to(LEFT * 5.3 + UP * 2.4)  # the head rows are gone by now
             self.play(
                 FadeIn(output), Indicate(self.bars[-1].value, color=palette.HIGHLIGHT), run_time=b.speech_remaining()
             )
 
         with self.beat("quien") as b:
             gains = self._gain_labels()
-            self.play(FadeIn(gains[0], shift=UP * 0.2), run_time=b.until("salto"))
+            self.play(
+                FadeIn(gains[0], shift=UP * 0.2), FadeIn(gains[-1]), FadeIn(self.fact_badge), run_time=b.until("salto")
+            )
             jump = SurroundingRectangle(gains[0], color=palette.HIGHLIGHT, buff=0.12)
             self.play(Create(jump), Indicate(self.bars[1].bar, color=palette.ATTENTION), run_time=b.until("suma"))
             self.play(
                 FadeOut(jump),
-                LaggedStart(*(FadeIn(g, shift=UP * 0.2) for g in gains[1:]), lag_ratio=0.3),
+                LaggedStart(*(FadeIn(g, shift=UP * 0.2) for g in gains[1:-1]), lag_ratio=0.3),
                 run_time=b.until("capas"),
             )
             layers = SurroundingRectangle(self.track.stripes, color=palette.HIGHLIGHT, buff=0.06)
@@ -177,9 +202,13 @@ class Relay(NarratedScene):
                 gains,
                 layers,
                 output,
+                self.fact_badge,
                 *self.bars,
             )
-            play_in_steps(self, b.fraction(0.2), (FadeOut(race), 0.4), (FadeIn(heading), None))
+            llama = model_badge(self, "llama2_7b").to_corner(UR, buff=0.3)
+            play_in_steps(
+                self, 0.5 * b.until("relevos"), (FadeOut(race), 0.4), ((FadeIn(heading), FadeIn(llama)), None)
+            )
             self.play(
                 LaggedStart(*(FadeIn(r) for r in stack.runners), lag_ratio=0.05),
                 FadeIn(stack.lanes),
@@ -213,8 +242,9 @@ class Relay(NarratedScene):
     # -- pieces -----------------------------------------------------------------------
     def _moves(self) -> VGroup:
         """The two moves of a block, each with what it does."""
-        gather = ty.math(r"x \leftarrow x + \mathrm{Attn}(x)", substrings_to_isolate=["x +"], color=palette.ATTENTION)
-        recall = ty.math(r"x \leftarrow x + \mathrm{FFN}(x)", substrings_to_isolate=["x +"], color=palette.FFN)
+        # Pre-norm, as the fact model and LLaMA: each sublayer reads a normalised copy of x.
+        gather = n.residual_attention(substrings_to_isolate=["x +"], color=palette.ATTENTION)
+        recall = n.residual_ffn(substrings_to_isolate=["x +"], color=palette.FFN)
         for formula in (gather, recall):
             formula.scale(1.4)
         gather_note = ty.body("reúne el contexto", color=palette.ATTENTION)
@@ -242,8 +272,10 @@ class Relay(NarratedScene):
         return marks
 
     def _percent(self, p: float) -> str:
-        """The probability as written under the bar: one decimal, two when one would round to 100 %."""
-        return ty.fmt_percent(p, 2 if p > 0.995 else 1)
+        """A probability as the notation writes it: one decimal, '< 0,1 %' and '> 99,9 %' at the ends.
+
+        A softmax never gives exactly 1; a float32 weight that rounded to 1.0 is written '> 99,9 %'."""
+        return n.probability(min(p, math.nextafter(1.0, 0.0)))
 
     def _bar(self, k: int) -> ProbabilityBar:
         color = palette.MUTED if k == 0 else LEG_COLORS[k - 1]
@@ -313,22 +345,25 @@ class Relay(NarratedScene):
         taker.carry(self.baton)
 
     def _gain_labels(self) -> VGroup:
-        """What each leg added to the answer's probability, in points, over its leg."""
+        """What each leg added to the answer's probability, in percentage points, over its leg
+        (the unit named once, at the left, like the bars' legends)."""
         gains = self.number("relay.gains")
         labels = VGroup()
         for k, g in enumerate(gains):
             places = 1 if g * 100 >= 0.95 else 2
-            text = f"+{ty.fmt_decimal(100 * g, places)} puntos"
+            text = f"+{ty.fmt_decimal(100 * g, places)}"
             label = ty.label(text, color=LEG_COLORS[k])
             label.move_to([(STATIONS[k] + STATIONS[k + 1]) / 2, FLOOR_Y - 0.45, 0])
             labels.add(label)
+        unit = ty.small("puntos\nporcentuales", color=palette.MUTED)
+        unit.move_to([0, labels[0].get_y(), 0]).align_to([STATIONS[0] - 0.3, 0, 0], RIGHT)
+        labels.add(unit)
         return labels
 
     def _large_relay(self):
         n_blocks = self.number("params.llama2_7b.n_layers")
-        name = self.number("params.llama2_7b.display_name")
         stack = RelayStack(n_blocks).move_to(UP * 0.1)
-        heading = ty.title(f"{name}: {n_blocks} bloques").to_edge(UP, buff=0.35)
+        heading = ty.title(f"{n_blocks} bloques").to_edge(UP, buff=0.35)  # the badge names the model
         handoffs = ty.body(f"{self.number('relay.large.handoffs')} relevos", color=palette.ATTENTION)
         norms = ty.body(f"{self.number('relay.large.norms')} normas")
         counts = VGroup(handoffs, norms).arrange(RIGHT, buff=1.5).to_edge(DOWN, buff=0.45)

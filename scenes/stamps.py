@@ -21,6 +21,7 @@ from manim import (
     GrowFromEdge,
     LaggedStart,
     Rectangle,
+    Square,
     SurroundingRectangle,
     Transform,
     VGroup,
@@ -28,7 +29,9 @@ from manim import (
 )
 
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as n
 from scenes.kit import typography as ty
+from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.neurons import NeuronGrid
 from scenes.kit.stamps import Page, Stamp
@@ -41,6 +44,7 @@ RACK_AT = LEFT * 1.6 + UP * 2.45  # the row of waiting stamps, straight above th
 LINES_AT = RIGHT * 1.55 + DOWN * 0.25  # top left of the sum written beside the page
 ROW_SCALE = 0.38  # stamps waiting in their row
 MINI_SCALE = 0.12  # the many weaker stamps
+GRID_CELL = 0.3  # side of one neuron's square in the grid of the block's neurons
 
 
 class Stamps(NarratedScene):
@@ -52,18 +56,29 @@ class Stamps(NarratedScene):
         d = self.number("stamps.d_model")
         page_scale = max(abs(v) for v in self.number("stamps.output"))
         formula = (
-            ty.math(r"\mathrm{FFN}(x) = \sum_i f(k_i \cdot x)\, v_i", substrings_to_isolate=[r"\sum_i", "k_i", "v_i"])
-            .scale(1.5)
+            n.ffn_sum_formula(substrings_to_isolate=[r"\sum_i", n.key_tex(), n.value_tex(), "b_2"])
+            .scale(1.3)
             .move_to(UP * 0.4)
         )
 
         with self.beat("formula") as b:
             self.play(Write(formula), run_time=b.until("suma"))
             sigma = SurroundingRectangle(formula.get_part_by_tex(r"\sum_i"), color=palette.HIGHLIGHT, buff=0.1)
-            self.play(Create(sigma), run_time=b.until("llave"))
-            key_note = _brace_note(formula.get_part_by_tex("k_i"), "llave: el patrón que busca", UP)
+            bias = SurroundingRectangle(formula.get_part_by_tex("b_2"), color=palette.MUTED, buff=0.1)
+            self.play(Create(sigma), Create(bias), run_time=b.until("llave"))
+            key_note = _brace_note(
+                formula.get_part_by_tex(n.key_tex()),
+                f"{n.KEY_GLOSS}\ncolumna i de {n.matrix(1)}: el patrón que busca",
+                UP,
+                clear_of=formula,
+            )
             self.play(FadeIn(key_note), run_time=b.until("valor"))
-            value_note = _brace_note(formula.get_part_by_tex("v_i"), "valor: lo que devuelve", DOWN)
+            value_note = _brace_note(
+                formula.get_part_by_tex(n.value_tex()),
+                f"{n.VALUE_GLOSS}\nfila i de {n.matrix(2)}: lo que escribe",
+                DOWN,
+                clear_of=formula,
+            )
             self.play(FadeIn(value_note), run_time=b.speech_remaining())
 
         with self.beat("sello") as b:
@@ -71,23 +86,21 @@ class Stamps(NarratedScene):
             stamp.move_to(LEFT * 3.6 + DOWN * 0.6)
             page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(RIGHT * 3.4 + DOWN * 1.2)
             self.play(
-                FadeOut(VGroup(sigma, key_note, value_note)),
+                FadeOut(VGroup(sigma, bias, key_note, value_note)),
                 formula.animate.scale(0.6).to_edge(UP, buff=0.4),
                 FadeIn(stamp),
                 FadeIn(page),
                 run_time=b.until("mango"),
             )
-            handle_note = ty.label("llave: decide la fuerza").next_to(stamp.handle, UP, buff=0.3)
+            handle_note = ty.label(f"{n.KEY}: decide la fuerza").next_to(stamp.handle, UP, buff=0.3)
             self.play(FadeIn(handle_note), stamp.handle.animate.set_fill(palette.INK), run_time=b.until("cara"))
-            face_note = ty.label("cara entintada: el valor").next_to(stamp.rubber, DOWN, buff=0.35)
+            face_note = ty.label(f"cara entintada: el {n.VALUE}").next_to(stamp.rubber, DOWN, buff=0.35)
             self.play(FadeIn(face_note), stamp.handle.animate.set_fill(palette.MUTED), run_time=b.until("marca"))
             mark = [self.number("stamps.coefficient_1") * v for v in stamp.value]
             self._press(b.speech_remaining(), stamp, page, mark, home=stamp.copy())
 
         with self.beat("limon") as b:
-            about = ty.label(
-                f"un transformer pequeño · {self.number('stamps.n_facts')} hechos en español", color=palette.MUTED
-            ).to_edge(UP, buff=0.45)
+            about = model_badge(self, "fact_model", layout="row").to_edge(UP, buff=0.4)
             self._swap(b.until("frase"), VGroup(formula, stamp, page, handle_note, face_note), FadeIn(about))
             tokens = TokenRow(reading.prompt.split(), gap=0.35)
             answer = TokenChip(reading.answer, color=palette.HIGHLIGHT)
@@ -106,14 +119,20 @@ class Stamps(NarratedScene):
                 (FadeIn(blocks), 0.35),
                 ((chosen.light_up(), others.animate.set_opacity(0.3), GrowArrow(reads)), None),
             )
-            grid = NeuronGrid(self.number("stamps.activations"), columns=16, cell=0.3, gap=0.08)
+            grid = NeuronGrid(self.number("stamps.activations"), columns=16, cell=GRID_CELL, gap=0.08)
             grid.next_to(blocks, DOWN, buff=0.45)
             count = ty.label(
-                f"{self.number('stamps.n_active')} de {self.number('stamps.d_ff')} unidades encendidas",
+                f"{self.number('stamps.n_active')} de {self.number('stamps.d_ff')} {n.NEURONS}\ncon ReLU > 0",
                 color=palette.ACTIVE,
             ).next_to(grid, RIGHT, buff=0.5)
-            VGroup(grid, count).set_x(0)
-            play_in_steps(self, b.speech_remaining(), (FadeIn(grid), 0.3), ((grid.light_up(), FadeIn(count)), None))
+            first_note = ty.label(n.neuron(self.number("stamps.first_index")), color=palette.HIGHLIGHT)
+            first_note.next_to(grid, LEFT, buff=0.35).align_to(grid, UP)
+            VGroup(first_note, grid, count).set_x(0)
+            # Neuron 0 is the grid's first square (top left; the grid fills row by row).
+            first = Square(side_length=GRID_CELL).move_to(grid.get_corner(UP + LEFT) + (RIGHT + DOWN) * GRID_CELL / 2)
+            first_box = SurroundingRectangle(first, color=palette.HIGHLIGHT, buff=0.05)
+            play_in_steps(self, b.until("indices"), (FadeIn(grid), 0.3), ((grid.light_up(), FadeIn(count)), None))
+            self.play(Create(first_box), FadeIn(first_note), run_time=b.speech_remaining())
 
         with self.beat("presionar") as b:
             page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(PAGE_AT)
@@ -125,7 +144,7 @@ class Stamps(NarratedScene):
             lines = VGroup()
             self._swap(
                 b.until("sello_1"),
-                VGroup(about, sentence, blocks, reads, grid, count),
+                VGroup(about, sentence, blocks, reads, grid, count, first_box, first_note),
                 FadeIn(page),
                 FadeIn(page_title),
                 FadeIn(where),
@@ -134,12 +153,19 @@ class Stamps(NarratedScene):
             )
             coefficients = self.number("stamps.pressed_coefficients")
             units = self.number("stamps.pressed_units")
+            mark_sizes = self.number("stamps.pressed_mark_sizes")
             strengths = VGroup()
-            for k, (nxt, c, unit) in enumerate(zip(("sello_2", "sello_3", "sello_4", None), coefficients, units)):
-                line = ty.math(("" if k == 0 else "+ ") + rf"{_tex(c)} \cdot v_{{{unit}}}").scale(0.85)
+            steps = zip(("sello_2", "sello_3", "sello_4", None), coefficients, units, mark_sizes)
+            for k, (nxt, c, unit, size) in enumerate(steps):
+                line = ty.math(("" if k == 0 else "+ ") + rf"{_tex(c)} \cdot {n.value_tex(unit)}").scale(0.85)
                 lines.add(line)
                 _stack(lines)
-                strength = ty.label(f"×{ty.fmt_decimal(c)}", color=palette.ACTIVE).next_to(slots[k], DOWN, buff=0.15)
+                # What the row is ranked by (the mark's size) under what the key decides (the force).
+                strength = VGroup(
+                    ty.small(f"fuerza {n.activation(c)}", color=palette.ACTIVE),
+                    ty.small(f"marca {n.activation(size)}", color=palette.HIGHLIGHT),
+                ).arrange(DOWN, buff=0.08, aligned_edge=LEFT)
+                strength.next_to(slots[k], DOWN, buff=0.15)
                 strengths.add(strength)
                 window = b.until(nxt) if nxt else b.speech_remaining()
                 self._press(
@@ -160,8 +186,8 @@ class Stamps(NarratedScene):
             self._press_many(b.until("sesgo"), rest, page, sums, rest_line)
             bias = Stamp(self.number("stamps.bias"), cell=CELL, gap=GAP, mount_color=palette.MUTED).scale(ROW_SCALE)
             bias.move_to(RACK_AT)
-            bias_note = ty.label("sesgo: siempre se presiona", color=palette.MUTED).next_to(bias, RIGHT, buff=0.4)
-            bias_line = ty.math(r"+ b").scale(0.85)
+            bias_note = ty.label("sesgo b₂: siempre se presiona", color=palette.MUTED).next_to(bias, RIGHT, buff=0.4)
+            bias_line = ty.math(r"+ b_2").scale(0.85)
             lines.add(bias_line)
             _stack(lines)
             play_in_steps(
@@ -178,8 +204,8 @@ class Stamps(NarratedScene):
             matrix_page.printed(self.number("stamps.module_output"))
             sum_title = ty.label("suma de marcas").next_to(matrix_page, UP, buff=0.25).set_x(-3.6)
             matrix_title = ty.label("producto de matrices").next_to(matrix_page, UP, buff=0.25)
-            product = ty.math(r"\mathrm{ReLU}(x W_{\mathrm{in}} + b_{\mathrm{in}})\, W_{\mathrm{out}} + b")
-            product.scale(0.8).next_to(matrix_title, UP, buff=0.3)
+            product = n.ffn_formula("ReLU")
+            product.scale(0.75).next_to(matrix_title, UP, buff=0.3).set_x(0)
             self.play(
                 FadeOut(VGroup(lines, bias_note, page_title, where)),
                 page.animate.move_to(LEFT * 3.6 + pages_y),
@@ -197,7 +223,11 @@ class Stamps(NarratedScene):
         with self.beat("lectura") as b:
             loud = Stamp(self.number("stamps.loudest_value"), cell=CELL, gap=GAP).scale(0.9)
             loud.move_to(LEFT * 4.6 + DOWN * 0.4)
-            loud_note = ty.label(f"unidad {self.number('stamps.loudest_unit')}").next_to(loud, UP, buff=0.3)
+            loud_note = VGroup(
+                ty.label(n.neuron(self.number("stamps.loudest_unit"))),
+                ty.small("la marca más grande", color=palette.HIGHLIGHT),
+            ).arrange(DOWN, buff=0.1)
+            loud_note.next_to(loud, UP, buff=0.3)
             self._swap(
                 b.until("cabeza"),
                 VGroup(page, matrix_page, sum_title, matrix_title, product, equal, difference),
@@ -214,7 +244,15 @@ class Stamps(NarratedScene):
                 (travelling.animate.move_to(head.get_end()).scale(0.3).set_opacity(0), None),
             )
             bars = self._word_bars(reading).next_to(head, RIGHT, buff=0.4)
-            self.play(FadeIn(bars[0][0]), GrowFromEdge(bars[0][1], LEFT), FadeIn(bars[0][2]), run_time=b.until("otras"))
+            bars_title = ty.small("cuánto sube el logit de cada palabra", color=palette.MUTED)
+            bars_title.next_to(bars, UP, buff=0.35).align_to(bars, LEFT)
+            self.play(
+                FadeIn(bars_title),
+                FadeIn(bars[0][0]),
+                GrowFromEdge(bars[0][1], LEFT),
+                FadeIn(bars[0][2]),
+                run_time=b.until("otras"),
+            )
             self.play(
                 *(anim for row in bars[1:] for anim in (FadeIn(row[0]), GrowFromEdge(row[1], LEFT), FadeIn(row[2]))),
                 run_time=b.speech_remaining(),
@@ -225,13 +263,17 @@ class Stamps(NarratedScene):
             strip = self._sum_strip(page_scale).move_to(DOWN * 2.2)
             self._swap(
                 b.until("llaves"),
-                VGroup(loud, loud_note, head, head_note, bars, travelling),
+                VGroup(loud, loud_note, head, head_note, bars, bars_title, travelling),
                 FadeIn(formula),
                 FadeIn(strip),
             )
-            key_note = _brace_note(formula.get_part_by_tex("k_i"), "llaves: reconocen la pregunta", UP)
+            key_note = _brace_note(
+                formula.get_part_by_tex(n.key_tex()), f"{n.KEYS}: reconocen la pregunta", UP, clear_of=formula
+            )
             self.play(FadeIn(key_note), run_time=b.until("valores"))
-            value_note = _brace_note(formula.get_part_by_tex("v_i"), "valores: escriben la respuesta", DOWN)
+            value_note = _brace_note(
+                formula.get_part_by_tex(n.value_tex()), f"{n.VALUES}: escriben la respuesta", DOWN, clear_of=formula
+            )
             self.play(FadeIn(value_note), run_time=b.until("suma_final"))
             sigma = SurroundingRectangle(formula.get_part_by_tex(r"\sum_i"), color=palette.HIGHLIGHT, buff=0.1)
             around = SurroundingRectangle(strip, color=palette.HIGHLIGHT, buff=0.15, corner_radius=0.1)
@@ -273,14 +315,16 @@ class Stamps(NarratedScene):
         play_in_steps(self, window, *steps)
 
     def _stamp_row(self) -> tuple[VGroup, list, VGroup]:
-        """The loudest stamps in a row above the page, each with its unit number above it;
-        their home copies (slots) and the unit names."""
+        """The stamps with the largest marks in a row above the page, each with its neuron's
+        number above it; their home copies (slots) and the names. The faces share one ink
+        scale, so a fainter face is a smaller value."""
         values = self.number("stamps.pressed_values")
         units = self.number("stamps.pressed_units")
-        stamps = VGroup(*(Stamp(v, cell=CELL, gap=GAP).scale(ROW_SCALE) for v in values))
-        stamps.arrange(RIGHT, buff=0.8).move_to(RACK_AT)
+        face_scale = max(abs(x) for v in values for x in v)
+        stamps = VGroup(*(Stamp(v, scale=face_scale, cell=CELL, gap=GAP).scale(ROW_SCALE) for v in values))
+        stamps.arrange(RIGHT, buff=1.2).move_to(RACK_AT)
         slots = [s.copy() for s in stamps]
-        names = VGroup(*(ty.label(f"unidad {u}").next_to(s, UP, buff=0.15) for u, s in zip(units, stamps)))
+        names = VGroup(*(ty.label(n.neuron(u)).next_to(s, UP, buff=0.15) for u, s in zip(units, stamps)))
         return stamps, slots, names
 
     def _mini_stamps(self) -> VGroup:
@@ -307,7 +351,7 @@ class Stamps(NarratedScene):
             bar = Rectangle(
                 width=3.0 * boost / longest, height=0.45, stroke_width=0, fill_color=color, fill_opacity=0.9
             )
-            value = ty.label(f"+{ty.fmt_decimal(boost)}", color=color)
+            value = ty.label(f"+{n.activation(boost)}", color=color)
             rows.add(VGroup(word, bar, value))
         word_width = max(row[0].width for row in rows)
         for i, row in enumerate(rows):
@@ -347,9 +391,16 @@ def _tex_power(x: float) -> str:
     return rf"{_tex(mantissa, 1)} \times 10^{{{exponent}}}"
 
 
-def _brace_note(part, text: str, direction) -> VGroup:
+def _brace_note(part, text: str, direction, clear_of=None) -> VGroup:
+    """A brace on `part` and its note beyond it; with `clear_of` (the whole formula), the note
+    is pushed past the formula's edge too (a sum's limits reach below its terms)."""
     brace = Brace(part, direction, color=palette.HIGHLIGHT, buff=0.12)
     note = ty.label(text, color=palette.HIGHLIGHT).next_to(brace, direction, buff=0.15)
+    if clear_of is not None:
+        if direction[1] < 0:
+            note.shift(DOWN * max(0.0, note.get_top()[1] - clear_of.get_bottom()[1] + 0.1))
+        else:
+            note.shift(UP * max(0.0, clear_of.get_top()[1] - note.get_bottom()[1] + 0.1))
     return VGroup(brace, note)
 
 

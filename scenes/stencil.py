@@ -15,6 +15,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    UR,
     Brace,
     Create,
     DashedLine,
@@ -23,7 +24,6 @@ from manim import (
     GrowFromEdge,
     LaggedStart,
     Line,
-    MathTex,
     Rectangle,
     SurroundingRectangle,
     Transform,
@@ -33,8 +33,10 @@ from manim import (
 
 from ffn_core.shapes import relu, swish_value
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as n
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
+from scenes.kit.badges import model_badge
 from scenes.kit.matrix import MatrixMob, VectorRow, value_color
 from scenes.kit.stamps import ink_color
 from scenes.kit.stencil import (
@@ -46,6 +48,7 @@ from scenes.kit.stencil import (
     paint_color,
     paint_stream,
     spray_cone,
+    unit_hole,
 )
 from scenes.kit.steps import Step, play_in_steps
 
@@ -70,21 +73,14 @@ class Stencil(NarratedScene):
         paint = self.number("stencil.paint")
         gate = self.number("stencil.gate")
         product = self.number("stencil.product")
-        n = self.number("stencil.d_ff")
-        xs = columns(n, PITCH) + CHANNELS_X
+        n_channels = self.number("stencil.d_ff")
+        xs = columns(n_channels, PITCH) + CHANNELS_X
 
-        formula = MathTex(
-            r"\mathrm{SwiGLU}(x) = \big(",
-            r"\mathrm{Swish}(x W_1)",
-            r"\otimes",
-            r"x W_3",
-            r"\big)\,",
-            r"W_2",
-            tex_template=ty.TEX_TEMPLATE,
-            color=palette.INK,
-        )
+        gate_tex, paint_tex, out_tex = r"\mathrm{Swish}(x\,W_1)", r"x\,W_3", r"W_2"
+        formula = n.swiglu_formula(substrings_to_isolate=[gate_tex, paint_tex, out_tex], color=palette.INK)
         formula.scale(1.25).move_to(UP * 0.3)
-        swish_part, paint_part, w2_part = formula[1], formula[3], formula[5]
+        swish_part, paint_part = formula.get_part_by_tex(gate_tex), formula.get_part_by_tex(paint_tex)
+        w2_part = formula.get_part_by_tex(out_tex)
         with self.beat("formula") as b:
             self.play(Write(formula), run_time=b.until("formula"))
             self.wait(b.until("ramas"))
@@ -131,7 +127,7 @@ class Stencil(NarratedScene):
         card = StencilCard(
             gate,
             xs - CHANNELS_X,
-            width=n * PITCH + 0.3,
+            width=n_channels * PITCH + 0.3,
             height=1.4,
             hole_height=0.55,
             max_hole_width=PITCH * 0.8,
@@ -169,7 +165,28 @@ class Stencil(NarratedScene):
             spotlight = SurroundingRectangle(
                 VGroup(paint_values[closed], product_values[closed]), color=palette.HIGHLIGHT, buff=0.12
             ).set_z_index(4)
-            self.play(Create(spotlight), run_time=b.speech_remaining())
+            self.play(Create(spotlight), run_time=b.until("amplifica"))
+            # A gate above 1 amplifies: its hole is cut wider than a gate of 1 (dashed) would cut it,
+            # and the mark on the paper is larger than the paint that left the nozzle.
+            widest = int(np.argmax(gate))
+            unit = self.number("stencil.unit_gate")
+            full = unit_hole(card, widest, unit).set_z_index(4)
+            amplified = ty.small(
+                f"compuerta {n.activation(self.number('stencil.widest_gate'))} > {ty.fmt_int(unit)}: "
+                f"{n.activation(self.number('stencil.widest_paint'))} → "
+                f"{n.activation(self.number('stencil.widest_product'))}",
+                color=palette.HIGHLIGHT,
+            )
+            amplified.move_to((0, PRODUCT_Y - 0.55, 0)).align_to(product_values[widest], LEFT).set_z_index(4)
+            boost = SurroundingRectangle(
+                VGroup(paint_values[widest], product_values[widest]), color=palette.HIGHLIGHT, buff=0.12
+            ).set_z_index(4)
+            self.play(Transform(spotlight, boost), Create(full), FadeIn(amplified), run_time=b.until("invierte"))
+            leaking = int(np.argmin(gate))
+            inverted = SurroundingRectangle(
+                VGroup(paint_values[leaking], product_values[leaking]), color=palette.NEGATIVE, buff=0.12
+            ).set_z_index(4)
+            self.play(Transform(spotlight, inverted), FadeOut(full), run_time=b.speech_remaining())
 
         with self.beat("swish") as b:
             stage = VGroup(
@@ -185,6 +202,7 @@ class Stencil(NarratedScene):
                 paint_name,
                 gate_name,
                 spotlight,
+                amplified,
                 x_group,
             )  # drawn in this order
             graph = ActivationGraph(
@@ -193,15 +211,21 @@ class Stencil(NarratedScene):
             heading = ty.body("Swish frente a ReLU").to_corner(UP + RIGHT, buff=0.4)
             play_in_steps(self, b.until("relu"), (FadeOut(stage), 0.45), ((FadeIn(graph), FadeIn(heading)), None))
             relu_curve = graph.curve(relu1, palette.MUTED, stroke_width=4)
-            relu_key = graph.label_at("ReLU: corta en seco", 1.3, 0.9, RIGHT, color=palette.MUTED)
+            # Each name beside its own curve: ReLU's on its flat zero (Swish runs below the axis
+            # there), Swish's under its curve on the right (ReLU runs above it there).
+            relu_key = graph.label_at("ReLU: corta en seco", -1.9, 0.0, UP, color=palette.MUTED)
             self.play(Create(relu_curve), FadeIn(relu_key), run_time=b.until("suave"))
             swish_curve = graph.curve(swish_value, palette.FFN, stroke_width=6)
-            swish_key = graph.label_at("Swish: suave", 1.8, 1.8, LEFT, color=palette.FFN, buff=0.5)
+            swish_key = graph.label_at("Swish: suave", 1.0, swish_value(1.0), DOWN + RIGHT, color=palette.FFN, buff=0.2)
             self.play(Create(swish_curve), FadeIn(swish_key), run_time=b.until("negativo"))
             dip = graph.curve(swish_value, palette.NEGATIVE, x_max=0.0, stroke_width=10).set_stroke(opacity=0.45)
-            dip_note = ty.label("un poco pasa, con el signo cambiado", color=palette.NEGATIVE)
-            dip_note.next_to(graph.axes.c2p(-1.5, -0.35), DOWN, buff=0.2)
-            self.play(Create(dip), FadeIn(dip_note), run_time=b.until("puntos"))
+            lowest_at, lowest = self.number("stencil.swish_minimum_at"), self.number("stencil.swish_minimum")
+            bottom = graph.point(lowest_at, lowest, color=palette.NEGATIVE)
+            dip_note = ty.label(
+                f"conserva el signo: negativo pequeño, nunca menos de {n.activation(lowest)}", color=palette.NEGATIVE
+            )
+            dip_note.next_to(graph.axes.c2p(-0.6, lowest), DOWN, buff=0.25)
+            self.play(Create(dip), FadeIn(bottom), FadeIn(dip_note), run_time=b.until("puntos"))
             on_axis, on_swish = on_axis_then_at(graph, self.number("stencil.gate_pre"), gate)
             play_in_steps(self, b.speech_remaining(), (FadeIn(on_axis), 0.3), (Transform(on_axis, on_swish), None))
 
@@ -209,7 +233,9 @@ class Stencil(NarratedScene):
             w_down = self.number("stencil.w_down")
             output = self.number("stencil.output")
             self.play(
-                FadeOut(VGroup(graph, heading, relu_curve, relu_key, swish_curve, swish_key, dip, dip_note, on_axis)),
+                FadeOut(
+                    VGroup(graph, heading, relu_curve, relu_key, swish_curve, swish_key, dip, bottom, dip_note, on_axis)
+                ),
                 run_time=b.until("recoger"),
             )
             sheet = _contraction(product, w_down, output)
@@ -230,15 +256,17 @@ class Stencil(NarratedScene):
             self.play(FadeIn(check, shift=LEFT * 0.2), run_time=b.speech_remaining())
 
         with self.beat("ancho") as b:
-            name = self.number("params.llama2_7b.display_name")
             d = self.number("params.llama2_7b.d_model")
             relu_width = self.number("swiglu.llama2_7b.relu_width")
             thirds = self.number("swiglu.llama2_7b.two_thirds_width")
             multiple = self.number("swiglu.llama2_7b.multiple_of")
             width = self.number("swiglu.llama2_7b.width")
-            heading = ty.body(f"{name}: el precio de una matriz más").to_edge(UP, buff=0.4)
+            heading = ty.body("El precio de una matriz más").to_corner(UP + LEFT, buff=0.45)  # the badge: UR
             self.play(FadeOut(VGroup(sheet, check, self.column_box)), run_time=b.until("tres"))
-            self.play(FadeOut(formula), FadeIn(heading, shift=DOWN * 0.2), run_time=b.until("relu_ancho"))
+            llama = model_badge(self, "llama2_7b").to_corner(UR, buff=0.3)
+            self.play(
+                FadeOut(formula), FadeIn(heading, shift=DOWN * 0.2), FadeIn(llama), run_time=b.until("relu_ancho")
+            )
             unit = BAR_LENGTH / relu_width
             relu_bar = _bar(relu_width * unit, palette.MUTED).move_to((BAR_LEFT + relu_width * unit / 2, 1.3, 0))
             relu_note = VGroup(
@@ -255,8 +283,10 @@ class Stencil(NarratedScene):
             cut = DashedLine(
                 (cut_x, relu_bar.get_bottom()[1], 0), (cut_x, thirds_bar.get_top()[1], 0), color=palette.INK
             )
+            # Two thirds of 4d is not an integer: the code keeps its floor.
+            relu_tex = ty.fmt_int(relu_width).replace(ty.THIN_SPACE, r"\,")
             thirds_note = VGroup(
-                ty.math(r"\times\tfrac{2}{3}", color=palette.FFN).scale(0.9),
+                ty.math(rf"\big\lfloor \tfrac{{2}}{{3}} \cdot {relu_tex} \big\rfloor", color=palette.FFN).scale(0.9),
                 ty.label(f"= {ty.fmt_int(thirds)}", color=palette.FFN),
             ).arrange(RIGHT, buff=0.2)
             thirds_note.next_to(cut, RIGHT, buff=0.3)
@@ -315,24 +345,26 @@ class Stencil(NarratedScene):
 
     # -- pieces ------------------------------------------------------------------------
     def _stencil_parts(self, card, xs, paint, product):
-        n = len(xs)
+        n_channels = len(xs)
         nozzles = VGroup(*(SprayNozzle(p, width=0.5).move_to((x, NOZZLE_Y, 0)) for p, x in zip(paint, xs)))
         biggest = max(abs(p) for p in paint)
         hole_bottom = card.rims[0].get_bottom()[1]
         cones = VGroup(
             *(spray_cone(z.tip, hole_bottom, PITCH * 0.9, p, abs(p) / biggest) for z, p in zip(nozzles, paint))
         )
-        paper = PaperSheet(product, xs - CHANNELS_X, card.hole_widths, width=n * PITCH + 0.3, height=0.9)
+        paper = PaperSheet(product, xs - CHANNELS_X, card.hole_widths, width=n_channels * PITCH + 0.3, height=0.9)
         paper.move_to((CHANNELS_X, PAPER_Y, 0)).blank()
         top = max(abs(p) for p in product)
         streams = VGroup(
             *(
                 paint_stream(card.rims[i], paper.sheet.get_top()[1], product[i], hole_openness(product[i], top))
-                for i in range(n)
+                for i in range(n_channels)
             )
         )
         product_values = _value_row(product, xs, PRODUCT_Y)
-        paper_name = _row_name("papel", ty.small("compuerta × pintura", color=palette.INK), PAPER_Y, palette.INK)
+        paper_name = _row_name(
+            "papel", ty.small(f"compuerta {n.ELEMENTWISE} pintura", color=palette.INK), PAPER_Y, palette.INK
+        )
         return nozzles, cones, streams, paper, product_values, paper_name
 
     def _fill_columns(self, window, matrix: MatrixMob, out_row: VGroup) -> None:
@@ -437,5 +469,6 @@ def _matrices(count: int, length: float, color) -> VGroup:
 
 def _count(tex: str, params: int, color) -> VGroup:
     return VGroup(
-        ty.math(tex + " =", color=color).scale(0.85), ty.label(f"{ty.fmt_int(params)} parámetros por capa", color=color)
+        ty.math(tex + " =", color=color).scale(0.85),
+        ty.label(f"{ty.fmt_int(params)} parámetros por bloque", color=color),
     ).arrange(RIGHT, buff=0.2)

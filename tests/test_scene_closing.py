@@ -210,3 +210,30 @@ def test_neuron_badge_frames_its_heading_and_lines():
     for text in (badge.heading, *badge.lines):
         assert badge.frame.get_left()[0] < text.get_left()[0] < text.get_right()[0] < badge.frame.get_right()[0]
         assert badge.frame.get_bottom()[1] < text.get_bottom()[1] < text.get_top()[1] < badge.frame.get_top()[1]
+
+
+def test_the_score_written_on_screen_adds_up_from_the_means_as_written():
+    # «nota = 3,16 − (−0,05) = 3,21»: the difference of the two-decimal means, to the cent.
+    from voiceover.numerals import decimal
+
+    for topic in ("numbers", "places", "fruits"):
+        inside = float(
+            decimal(number(f"closing.{topic}.mean_inside").value, 2).replace(",", ".").replace("\u2212", "-")
+        )
+        outside = float(
+            decimal(number(f"closing.{topic}.mean_outside").value, 2).replace(",", ".").replace("\u2212", "-")
+        )
+        shown = number(f"closing.{topic}.score_shown").value
+        assert round(inside - outside, 2) == shown
+        assert abs(shown - number(f"closing.{topic}.selectivity").value) < 0.01  # rounding, nothing more
+
+
+def test_the_closing_script_says_llave_and_valor_and_sources_its_claims():
+    script = load_script("closing")
+    text = " ".join(" ".join(b.text.split()) for b in script.beats)
+    assert " value" not in text and " key" not in text
+    assert "un valor que espera su llave" in text
+    assert "modelo de juguete" in text and "límites conocidos" in text
+    cited = {k for b in script.beats for k in b.sources}
+    assert {"meng2022", "hase2023", "wang2020"} <= cited
+    assert number("closing.n_blocks").value == 6

@@ -131,7 +131,7 @@ def test_each_answer_has_exactly_one_lane():
 
 
 def test_the_facts_the_narration_names_are_the_models_answers():
-    text = " ".join(b.text for b in load_script("piano_roll").beats).lower()
+    text = " ".join(" ".join(b.text.split()) for b in load_script("piano_roll").beats).lower()
     answers = dict(zip(_value("piano_roll.subjects"), _value("piano_roll.answers_before")))
     for subject, answer in (("limón", "ácido"), ("azúcar", "dulce"), ("sena", "parís")):
         assert answers[subject] == answer
@@ -209,7 +209,10 @@ def test_a_probability_bar_is_filled_in_proportion_to_its_probability():
     narrow = ProbabilityBar("ácido", 0.016, palette.FFN, track_width=5.0)
     assert wide.fill_width() == pytest.approx(0.98 * 5.0)
     assert narrow.fill_width() == pytest.approx(0.016 * 5.0)
-    assert re.sub(r"\s", "", wide.value.text) == "98,00%"
+    # docs/notation.md: a probability has one decimal, never a false certainty or zero.
+    assert re.sub(r"\s", "", wide.value.text) == "98,0%"
+    assert re.sub(r"\s", "", ProbabilityBar("ácido", 0.99954, palette.FFN).value.text) == ">99,9%"
+    assert re.sub(r"\s", "", ProbabilityBar("dulce", 0.0000736, palette.FFN).value.text) == "<0,1%"
 
 
 def test_every_row_of_the_outer_product_is_the_row_pattern_scaled_by_the_column():
@@ -246,3 +249,54 @@ def test_a_fact_line_colours_only_its_answer_in_the_value_colour():
     assert colours[:5] == [palette.INK.to_hex()] * 5
     assert colours[5] == palette.MUTED.to_hex()
     assert colours[6:] == [palette.FFN.to_hex()] * 5
+
+
+# -- why the other facts keep their answers ----------------------------------------------------
+
+
+def test_the_row_is_not_the_lemons_key_but_receives_it_exactly_once_and_the_others_barely():
+    # The edit's row is C^-1 k / (k^T C^-1 k), recomputed here from a fresh model's keys; the
+    # lemon's key receives all of u (1), the other facts' keys almost none of it.
+    import torch
+
+    from ffn_core.memory import FACTS, SUBJECT_POSITION
+    from ffn_core.memory_model import _ffn_hidden, _prompt_batch, train
+
+    model, vocab, _ = train(0)
+    keys = _ffn_hidden(model, _prompt_batch(FACTS, vocab), _value("memory.edit.layer"), SUBJECT_POSITION).double()
+    edited = _value("piano_roll.edit_index")
+    key = keys[edited]
+    second_moment = keys.T @ keys / len(keys) + 1e-2 * torch.eye(keys.shape[1], dtype=torch.float64)
+    direction = torch.linalg.solve(second_moment, key)
+    row = (direction / (key @ direction)).numpy()
+    assert np.allclose(row, _value("piano_roll.update_row"), rtol=1e-3, atol=1e-6)
+    responses = keys.numpy() @ np.asarray(_value("piano_roll.update_row"))
+    assert np.allclose(responses, _value("piano_roll.key_responses"), atol=1e-9)
+    assert _value("piano_roll.edited_key_response") == pytest.approx(1.0, abs=1e-9)
+    others = np.delete(np.abs(responses), edited)
+    assert others.max() == pytest.approx(_value("piano_roll.max_other_response"))
+    assert others.max() < 0.01  # «como mucho 0,01 de u»
+    # Not the lemon's key itself: the key's own direction would leak much more to the others.
+    plain = keys.numpy() @ (key.numpy() / (key @ key).item())
+    assert np.delete(np.abs(plain), edited).max() > 10 * others.max()
+    assert _value("piano_roll.key_active") == int((key > 0).sum()) > 1  # a pattern over many neurons
+
+
+def test_the_drawn_matrix_has_the_lectures_orientation_d_ff_by_d_model():
+    assert _value("piano_roll.update_matrix_shape") == (_value("memory.d_ff"), _value("memory.d_model"))
+    assert len(_value("piano_roll.update_row")) == _value("memory.d_ff")
+    assert len(_value("piano_roll.update_column")) == _value("memory.d_model")
+
+
+def test_proper_nouns_are_the_facts_place_and_river_names():
+    proper = set(_value("piano_roll.proper_nouns"))
+    assert {"sena", "parís", "támesis", "londres"} <= proper
+    assert not proper & {"limón", "ácido", "dulce", "perro"}
+
+
+def test_the_script_says_what_the_toy_edit_is_and_cites_the_editing_literature():
+    script = load_script("piano_roll")
+    text = " ".join(" ".join(b.text.split()) for b in script.beats)
+    assert "no borra nada" not in text and "su value" not in text
+    assert "modelo de juguete" in text and "entrenado aquí" in text
+    assert {"meng2022", "hase2023"} <= {k for b in script.beats for k in b.sources}

@@ -192,3 +192,32 @@ def test_relay_stack_has_one_runner_per_handoff_and_one_gate_per_norm():
     assert len(stack.gates) == 65 == relay_count().norms
     colors = [r.color_role for r in stack.runners]
     assert colors[0::2] == [palette.ATTENTION] * 32 and colors[1::2] == [palette.FFN] * 32
+
+
+# -- what the narration says ------------------------------------------------------------------
+
+
+def test_what_the_narration_says_of_the_race_is_the_readings():
+    from voiceover.script import load_script
+
+    reading = number("relay.top_words").value
+    script = load_script("relay")
+    text = " ".join(" ".join(b.text.split()) for b in script.beats)
+    # «apuesta por "blanca", con un {relay.first_top_probability}»: the lens's first favourite.
+    assert reading[0] == "blanca" and "apuesta por «blanca», con un {relay.first_top_probability:probabilidad}" in text
+    # «prácticamente toda su atención»: the weight on the subject.
+    assert "prácticamente toda su atención" in text
+    assert number("relay.block1.head1.subject_weight").value > 0.999
+    # Pre-norm: the norm scales the sublayer's copy, not the stream (as `block` says).
+    assert "devuelve el flujo" not in text and "lee el corredor, no el flujo" in text
+    assert "sin borrar" not in text and "nadie borra" not in text
+    cited = {k for b in script.beats for k in b.sources}
+    assert {"touvron2023", "meng2022"} <= cited
+
+
+def test_the_screen_never_writes_a_weight_or_probability_as_a_certainty():
+    from scenes.relay import Relay
+
+    percent = Relay._percent
+    assert percent(None, 1.0).startswith(">") and percent(None, 2.9e-8).startswith("<")
+    assert percent(None, 0.9559853672981262) == "95,6\u202f%"

@@ -18,6 +18,7 @@ import torch
 from ffn_core.memory import FACTS
 from ffn_core.numbers import number
 from ffn_core.stamps import N_PRESSED, read_stamps
+from voiceover.script import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -145,17 +146,56 @@ def test_loudest_unit_agrees_with_ffn_core_memorys_own_reading(reading):
     assert subject.active_share == pytest.approx(reading.n_active / reading.d_ff)
 
 
-def test_registered_numbers_are_the_readings(reading):
+def test_registered_numbers_are_the_readings_with_neurons_counted_from_zero(reading):
     pressed = reading.terms[:N_PRESSED]
     assert number("stamps.n_active").value == reading.n_active
     assert number("stamps.n_rest").value == reading.n_active - N_PRESSED
     assert number("stamps.block_number").value == reading.layer + 1
-    assert number("stamps.pressed_units").value == tuple(t.unit + 1 for t in pressed)
+    assert number("stamps.first_index").value == 0
+    # docs/notation.md: «neurona N» is index N of the code, W2's row N.
+    assert number("stamps.pressed_units").value == tuple(t.unit for t in pressed)
     for k, term in enumerate(pressed, start=1):
-        assert number(f"stamps.unit_{k}").value == term.unit + 1
+        assert number(f"stamps.unit_{k}").value == term.unit
         assert number(f"stamps.coefficient_{k}").value == term.coefficient
-    assert number("stamps.loudest_unit").value == reading.loudest.unit + 1
+        assert number(f"stamps.mark_{k}").value == term.mark_size
+        assert number(f"stamps.value_norm_{k}").value == pytest.approx(float(np.linalg.norm(term.value)))
+    assert number("stamps.loudest_unit").value == reading.loudest.unit
     assert number("stamps.top_boost").value == reading.loudest_words[0].boost
+
+
+def test_the_stamps_are_pressed_in_the_order_of_the_mark_the_screen_shows(reading):
+    # The row is ranked by the mark's size, and the screen writes that size under each stamp
+    # (with the force beside it): the order a viewer reads is the order pressed.
+    shown = [round(size, 2) for size in number("stamps.pressed_mark_sizes").value]
+    assert shown == sorted(shown, reverse=True)
+    assert number("stamps.pressed_mark_sizes").value == tuple(t.mark_size for t in reading.terms[:N_PRESSED])
+    for term in reading.terms[:N_PRESSED]:
+        assert term.mark_size == pytest.approx(term.coefficient * float(np.linalg.norm(term.value)))
+
+
+def test_what_the_narration_says_of_the_second_stamp_is_true(reading):
+    # «La {unit_2} se presiona más fuerte, {c_2}, pero su cara es más tenue: marca {m_2}.»
+    first, second = reading.terms[0], reading.terms[1]
+    assert second.coefficient > first.coefficient
+    assert np.linalg.norm(second.value) < np.linalg.norm(first.value)
+    assert second.mark_size < first.mark_size
+
+
+def test_the_loudest_mark_pushes_the_other_words_much_less(reading):
+    # «"Negro" y "caliente" suben mucho menos»: less than half the answer's boost.
+    top, *others = (w.boost for w in reading.loudest_words)
+    assert others and all(0 < b < top / 2 for b in others)
+
+
+def test_the_script_glosses_key_and_value_in_english_once_and_cites_the_key_value_papers():
+    script = load_script("stamps")
+    text = " ".join(" ".join(beat.text.split()) for beat in script.beats)
+    assert text.count("llave (en inglés, key)") == 1
+    assert text.count("valor (en inglés, value)") == 1
+    assert "neurona cero" in text  # the index base, said once where indices first appear
+    assert "unidad" not in text
+    cited = {key for beat in script.beats for key in beat.sources}
+    assert {"geva2021", "geva2022"} <= cited
 
 
 def test_narration_names_the_words_the_model_computes(reading):

@@ -62,7 +62,7 @@ def test_the_example_has_an_open_a_shut_and_a_leaking_hole(example):
     gate, paint = np.asarray(example.gate), np.asarray(example.paint)
     assert gate.max() > 1.0  # a hole wide open
     assert np.abs(gate).min() < 0.08  # a hole nearly shut
-    assert gate.min() < -0.12  # Swish lets a little through, sign flipped
+    assert gate.min() < -0.12  # a small negative gate: a little paint passes, its sign inverted
     assert (paint > 0).any() and (paint < 0).any()  # paint of both colours
     leak = example.leaking_channel
     assert np.sign(example.product[leak]) == -np.sign(paint[leak])
@@ -140,3 +140,46 @@ def test_each_mark_on_the_paper_is_inked_by_its_product(example):
         assert distance(color, hue) < distance(color, other) or abs(p) < 0.05
     faint = paper.mark_colors()[example.shut_channel]
     assert distance(faint, PAPER) < 0.2  # the shut hole leaves the paper almost blank
+
+
+# -- what the narration and the screen say of Swish and of the gate -----------------------------
+
+
+def test_swish_keeps_its_inputs_sign_and_never_goes_below_its_registered_minimum(example):
+    from ffn_core.shapes import swish_value
+    from ffn_core.stencil import swish_minimum
+
+    z = np.linspace(-12.0, 12.0, 48001)
+    values = np.array([swish_value(float(v)) for v in z])
+    assert np.all(np.sign(values[z != 0]) == np.sign(z[z != 0]))  # «conserva el signo»
+    lowest = swish_minimum()
+    assert values.min() == pytest.approx(lowest.value, abs=1e-6)
+    assert z[int(values.argmin())] == pytest.approx(lowest.at, abs=1e-3)
+    assert number("stencil.swish_minimum").value == lowest.value
+    # Every negative gate of the example is Swish of a negative input, above the minimum.
+    for pre, g in zip(example.gate_pre, example.gate):
+        assert np.sign(g) == np.sign(pre) and g >= lowest.value
+
+
+def test_a_gate_above_one_amplifies_its_paint_and_the_card_draws_it_wider_than_a_unit_gate(example):
+    from scenes.kit.stencil import StencilCard, unit_hole
+
+    widest = example.widest_channel
+    gate, paint, product = example.gate[widest], example.paint[widest], example.product[widest]
+    assert gate > 1 and abs(product) > abs(paint)
+    assert number("stencil.widest_paint").value == paint and number("stencil.widest_product").value == product
+    card = StencilCard(example.gate, np.arange(6) * 1.5, width=9.0, max_hole_width=1.2)
+    assert unit_hole(card, widest).width < card.rims[widest].width  # the hole exceeds «compuerta = 1»
+
+
+def test_the_script_says_swish_keeps_the_sign_and_cites_the_swiglu_papers():
+    from voiceover.script import load_script
+
+    script = load_script("stencil")
+    text = " ".join(" ".join(b.text.split()) for b in script.beats)
+    assert "signo cambiado" not in text and "Conserva el signo" in text
+    assert "redondeados hacia abajo" in text  # 2/3 of 16 384 is 10 922,67: the code keeps the floor
+    cited = {k for b in script.beats for k in b.sources}
+    assert {"shazeer2020", "touvron2023", "ramachandran2017", "metallama2023"} <= cited
+    thirds = number("swiglu.llama2_7b.two_thirds_width").value
+    assert thirds == math.floor(2 * number("swiglu.llama2_7b.relu_width").value / 3)

@@ -12,7 +12,7 @@ PREFIX = "piano_roll"
 
 
 def numbers() -> tuple[Number, ...]:
-    from ffn_core.piano_roll import solve
+    from ffn_core.piano_roll import PROPER_NOUNS, solve
 
     edit = solve()
     call = "ffn_core.piano_roll.solve()"
@@ -78,6 +78,37 @@ def numbers() -> tuple[Number, ...]:
             (len(edit.column), len(edit.row)),
             "rows, columns",
             f"(len({call}.column), len({call}.row))",
+        ),
+        Number(
+            "piano_roll.update_matrix_shape",
+            (len(edit.row), len(edit.column)),
+            "rows, columns of Delta W2 in the lecture's x.W orientation (d_ff x d_model)",
+            f"(len({call}.row), len({call}.column))",
+        ),
+        Number("piano_roll.key_active", edit.key_active, "neurons above zero in the edited key", f"{call}.key_active"),
+        Number(
+            "piano_roll.key_responses",
+            edit.key_responses,
+            "k_j . row: the share of u each fact's key receives (1 for the edited fact)",
+            f"{call}.key_responses",
+        ),
+        Number(
+            "piano_roll.edited_key_response",
+            edit.key_responses[edit.edit_index],
+            "k . row for the edited key (1 by construction)",
+            f"{call}.key_responses[{call}.edit_index]",
+        ),
+        Number(
+            "piano_roll.max_other_response",
+            edit.max_other_response,
+            "largest |k_j . row| over the facts not edited",
+            f"{call}.max_other_response",
+        ),
+        Number(
+            "piano_roll.proper_nouns",
+            tuple(w for w in PROPER_NOUNS if w in {*(f.subject for f in facts), *(f.expected for f in facts)}),
+            "words written capitalised on screen",
+            "ffn_core.piano_roll.PROPER_NOUNS found among the facts' subjects and answers",
         ),
         Number("piano_roll.others_unchanged", edit.others_unchanged, "facts", f"{call}.others_unchanged"),
         Number(

@@ -3,7 +3,8 @@
 The whole reading (the prompt, every stamp's term, the words the loudest one pushes) is the
 dataset ``stamps.reading``.
 
-Unit numbers are 1-based for the viewer ("unidad 93" is index 92); blocks likewise.
+Neurons are numbered from 0, like the code («neurona 92» is index 92: docs/notation.md);
+blocks are counted from 1 («bloque 2 de 2»).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ def numbers() -> tuple[Number, ...]:
         Number("stamps.n_facts", len(FACTS), "facts", "len(ffn_core.memory.FACTS)"),
         Number("stamps.d_model", r.d_model, WIDTH, f"{call}.d_model"),
         Number("stamps.d_ff", r.d_ff, WIDTH, f"{call}.d_ff"),
-        Number("stamps.n_active", r.n_active, "units", f"{call}.n_active"),
-        Number("stamps.activations", r.coefficients, "ReLU activation per unit", f"{call}.coefficients"),
+        Number("stamps.n_active", r.n_active, "neurons", f"{call}.n_active"),
+        Number("stamps.activations", r.coefficients, "ReLU activation per neuron", f"{call}.coefficients"),
         Number("stamps.n_blocks", len(r.answer_push_per_layer), "blocks", f"len({call}.answer_push_per_layer)"),
         Number("stamps.block_number", r.layer + 1, "block (1-based)", f"{call}.layer + 1"),
         Number(
@@ -36,13 +37,20 @@ def numbers() -> tuple[Number, ...]:
             f"{call}.answer_push_per_layer",
         ),
         Number("stamps.answer_probability", r.probability, FRACTION, f"{call}.probability"),
-        Number("stamps.n_pressed", len(pressed), "units", "ffn_core.stamps.N_PRESSED"),
-        Number("stamps.n_rest", r.n_active - len(pressed), "units", f"{call}.n_active - N_PRESSED"),
+        Number("stamps.first_index", 0, "neuron index (0-based)", f"range({call}.d_ff)[0]: the first neuron's index"),
+        Number("stamps.n_pressed", len(pressed), "neurons", "ffn_core.stamps.N_PRESSED"),
+        Number("stamps.n_rest", r.n_active - len(pressed), "neurons", f"{call}.n_active - N_PRESSED"),
         Number(
             "stamps.pressed_units",
-            tuple(t.unit + 1 for t in pressed),
-            "unit (1-based)",
-            f"{call}.terms[:N_PRESSED][*].unit + 1",
+            tuple(t.unit for t in pressed),
+            "neuron index (0-based)",
+            f"{call}.terms[:N_PRESSED][*].unit",
+        ),
+        Number(
+            "stamps.pressed_mark_sizes",
+            tuple(t.mark_size for t in pressed),
+            "Euclidean norm of coefficient x value (what the stamps are ranked by)",
+            f"{call}.terms[:N_PRESSED][*].mark_size",
         ),
         Number(
             "stamps.pressed_coefficients",
@@ -57,7 +65,25 @@ def numbers() -> tuple[Number, ...]:
             f"{call}.terms[:N_PRESSED][*].value",
         ),
         *(
-            Number(f"stamps.unit_{k + 1}", t.unit + 1, "unit (1-based)", f"{call}.terms[{k}].unit + 1")
+            Number(f"stamps.unit_{k + 1}", t.unit, "neuron index (0-based)", f"{call}.terms[{k}].unit")
+            for k, t in enumerate(pressed)
+        ),
+        *(
+            Number(
+                f"stamps.mark_{k + 1}",
+                t.mark_size,
+                "Euclidean norm of coefficient x value",
+                f"{call}.terms[{k}].mark_size",
+            )
+            for k, t in enumerate(pressed)
+        ),
+        *(
+            Number(
+                f"stamps.value_norm_{k + 1}",
+                t.mark_size / t.coefficient,
+                "Euclidean norm of the value v_i (the stamp's face)",
+                f"{call}.terms[{k}].mark_size / {call}.terms[{k}].coefficient",
+            )
             for k, t in enumerate(pressed)
         ),
         *(
@@ -77,7 +103,7 @@ def numbers() -> tuple[Number, ...]:
         Number("stamps.module_output", r.module_output, "vector", f"{call}.module_output"),
         Number("stamps.max_abs_difference", r.max_abs_difference, "absolute difference", f"{call}.max_abs_difference"),
         Number("stamps.agreeing_decimals", r.agreeing_decimals, "decimal places", f"{call}.agreeing_decimals"),
-        Number("stamps.loudest_unit", r.loudest.unit + 1, "unit (1-based)", f"{call}.terms[0].unit + 1"),
+        Number("stamps.loudest_unit", r.loudest.unit, "neuron index (0-based)", f"{call}.terms[0].unit"),
         Number("stamps.loudest_value", r.loudest.value, "vector", f"{call}.terms[0].value"),
         Number(
             "stamps.loudest_boosts", tuple(w.boost for w in r.loudest_words), "logit", f"{call}.loudest_words[*].boost"

@@ -12,11 +12,12 @@ PREFIX = "stencil"
 
 
 def numbers() -> tuple[Number, ...]:
-    from ffn_core.stencil import stencil_example, swiglu_cost
+    from ffn_core.stencil import stencil_example, swiglu_cost, swish_minimum
 
     ex = stencil_example()
     cost = swiglu_cost("llama2_7b")
     call = "ffn_core.stencil.stencil_example()"
+    lowest = swish_minimum()
     return (
         Number("stencil.d_model", ex.d_model, WIDTH, f"{call}.d_model"),
         Number("stencil.d_ff", ex.d_ff, WIDTH, f"{call}.d_ff"),
@@ -36,6 +37,13 @@ def numbers() -> tuple[Number, ...]:
             "stencil.leaking_gate", ex.gate[ex.leaking_channel], "Swish activation", f"{call}.gate[leaking_channel]"
         ),
         Number("stencil.n_leaking", sum(g < 0 for g in ex.gate), "channels", f"sum(g < 0 for g in {call}.gate)"),
+        Number("stencil.widest_paint", ex.paint[ex.widest_channel], "x W_3 entry", f"{call}.paint[widest_channel]"),
+        Number(
+            "stencil.widest_product", ex.product[ex.widest_channel], "gate * paint", f"{call}.product[widest_channel]"
+        ),
+        Number("stencil.unit_gate", 1.0, "gate", "a gate of 1 lets the paint through unchanged"),
+        Number("stencil.swish_minimum", lowest.value, "Swish value", "ffn_core.stencil.swish_minimum().value"),
+        Number("stencil.swish_minimum_at", lowest.at, "Swish input", "ffn_core.stencil.swish_minimum().at"),
         Number(
             "stencil.param_increase",
             cost.param_increase,

@@ -75,6 +75,23 @@ def registered_strings(value) -> Iterable[str]:
             yield from registered_strings(v)
 
 
+BOUND_RE = re.compile(r"([<>\u2264\u2265])\s*$")  # "< 0,1 %", "> 99,9 %", "≤ 0,01": a bound, not a value
+
+
+def bound_holds(bound: str, figure: float, values: set[float]) -> bool:
+    """True when some value read, at some display scale, lies on the bound's side of the
+    figure: "< 0,1 %" is true of 0.0003, "> 99,9 %" of 0.99954 (a bound must be true, not
+    rounded into being true)."""
+    for v in values:
+        for scale in (1.0, 100.0):  # as is or as a percentage: thousands would make any "<" true
+            shown = v * scale
+            if (bound in "<\u2264" and 0 <= shown <= figure) or (bound in ">\u2265" and shown >= figure):
+                if bound in "<>" and shown == figure:
+                    continue
+                return True
+    return False
+
+
 def unsourced_figures(texts: Iterable[str], numbers_read: dict) -> list[str]:
     """The figures in `texts` that no number the scene read accounts for. Digits inside a
     registered string the scene read ("LLaMA-2 7B") are that string's, not figures."""
@@ -85,7 +102,10 @@ def unsourced_figures(texts: Iterable[str], numbers_read: dict) -> list[str]:
         bare = text
         for name in names:
             bare = bare.replace(name, " ")
-        for written, value, decimals in read_figures(bare):
+        for m, (written, value, decimals) in zip(FIGURE_RE.finditer(bare), read_figures(bare)):
+            bound = BOUND_RE.search(bare[: m.start()])
+            if bound and bound_holds(bound.group(1), value, values):
+                continue
             if not matches(value, decimals, values) and written not in bad:
                 bad.append(f"{written!r} en {text!r}")
     return bad

@@ -300,7 +300,8 @@ def note_line(subject: str, answer: str, answer_color=palette.FFN) -> Text:
 
 
 class ProbabilityBar(VGroup):
-    """A word, a bar filled to its probability, and the probability written as a percentage."""
+    """A word, a bar filled to its probability, and the probability written as the notation
+    writes one (`ty.fmt_probability`: '98,0 %', '< 0,1 %', '> 99,9 %')."""
 
     def __init__(
         self,
@@ -310,7 +311,7 @@ class ProbabilityBar(VGroup):
         track_width: float = 5.0,
         height: float = 0.34,
         word_width: float = 1.6,
-        places: int = 2,
+        places: int | None = None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -321,7 +322,10 @@ class ProbabilityBar(VGroup):
         fill_width = max(track_width * self.probability, 0.001)
         self.fill = Rectangle(width=fill_width, height=height, stroke_width=0, fill_color=color, fill_opacity=0.85)
         self.fill.align_to(self.track, LEFT)
-        self.value = ty.label(ty.fmt_percent(self.probability, places), color=color)
+        # A probability as the notation writes it (one decimal, never a false 0 or 100 %),
+        # unless `places` asks for a plain percentage.
+        text = ty.fmt_probability(self.probability) if places is None else ty.fmt_percent(self.probability, places)
+        self.value = ty.label(text, color=color)
         self.value.next_to(self.track, RIGHT, buff=0.25)
         self.add(self.track, self.fill, self.word, self.value)
 

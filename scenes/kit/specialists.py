@@ -51,7 +51,9 @@ class TopicBars(VGroup):
     Bar heights are `unit_height` scene units per unit of activation, the same for every
     neuron drawn with the same `unit_height` (so two neurons compare by eye). Bars of the
     `focus` topic are drawn in the topic's hue, the others dimmed; a dashed line over each
-    side marks the mean inside the topic and the mean over the other words.
+    side marks the mean inside the topic and the mean over the other words. With
+    `value_name` (e.g. «activación (GELU)»), a vertical axis at the left, from the lowest bar to
+    the highest, carries that name (`axis`; an empty VGroup without it).
     """
 
     def __init__(
@@ -65,6 +67,7 @@ class TopicBars(VGroup):
         bar_width: float = 0.26,
         gap: float = 0.1,
         group_gap: float = 0.45,
+        value_name: str | None = None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -103,7 +106,17 @@ class TopicBars(VGroup):
             head = ty.label(name, color=topic_color(t) if t == focus else palette.MUTED)
             head.move_to(((members[0] + members[-1]) / 2, bottom - 0.3, 0))
             self.names.add(head)
-        self.add(self.baseline, self.bars, self.words, self.names)
+        self.axis = VGroup()
+        if value_name is not None:
+            low = min(0.0, min(self.values)) * unit_height
+            high = max(0.0, max(self.values)) * unit_height
+            x = -span / 2 - 0.3
+            line = Line((x, low, 0), (x, high, 0), color=palette.MUTED, stroke_width=2)
+            name = ty.small(value_name, color=palette.MUTED).rotate(1.5708)
+            # From the baseline up: the top left corner is often taken by a badge.
+            name.next_to(line, LEFT, buff=0.12).align_to((0, max(low, 0.0) + 0.05, 0), DOWN)
+            self.axis.add(line, name)
+        self.add(self.baseline, self.bars, self.words, self.names, self.axis)
         self._topic_of_word = tuple(topic_of_word)
 
     def bar_height(self, i: int) -> float:

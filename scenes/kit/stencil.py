@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from manim import (
     DOWN,
+    DashedVMobject,
     Difference,
     Ellipse,
     ManimColor,
@@ -34,8 +35,9 @@ MIN_SLIT = 0.035  # a shut hole is still drawn as a hair-thin slit, so the cut i
 def hole_openness(gate: float, scale: float) -> float:
     """How open a channel's hole is, 0 (shut) to 1 (widest): |gate| / scale, capped.
 
-    A negative gate (Swish dips a little below zero) opens a small hole too: some paint
-    passes, with its sign flipped; the rim's colour tells the sign."""
+    A negative gate (Swish keeps its input's sign, so a negative input gives a small negative
+    gate) opens a small hole too: some paint passes, its sign inverted; the rim's colour
+    tells the gate's sign. A gate above 1 amplifies: see `unit_hole`."""
     if scale <= 0:
         return 0.0
     return min(abs(float(gate)) / scale, 1.0)
@@ -141,6 +143,17 @@ class StencilCard(VGroup):
             mob.become(final.at_opening(max(alpha, 0.0)))
 
         return UpdateFromAlphaFunc(self, cut, **kwargs)
+
+
+def unit_hole(card: StencilCard, i: int, unit_gate: float = 1.0, color=palette.INK) -> DashedVMobject:
+    """A dashed outline, centred on hole i, as wide as a gate of `unit_gate` (1: the paint passes
+    unchanged) would cut it on this card. Around a hole whose gate is above 1 it is narrower
+    than the hole: the picture shows that such a gate amplifies its paint, which a real
+    stencil cannot do."""
+    rim = card.rims[i]
+    width = hole_width(unit_gate, card.scale_value, card.max_hole_width) * card.opened
+    outline = Rectangle(width=width, height=card.hole_height * 1.25, stroke_color=color, stroke_width=3)
+    return DashedVMobject(outline.move_to(rim.get_center()), num_dashes=18)
 
 
 def _union(holes):
