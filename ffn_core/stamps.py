@@ -50,7 +50,8 @@ class StampTerm:
 @dataclass(frozen=True)
 class WordPush:
     """A word the loudest unit pushes up: ``boost`` is the logit its mark (coefficient x
-    value, through the final norm's scale and the head) adds to that word."""
+    value) adds to that word, exactly: centred, scaled by the final norm's gamma, divided by
+    the stream's spread at that position, through the head."""
 
     word: str
     boost: float
@@ -136,6 +137,8 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
         """Logits a residual-stream direction adds, through the final norm's scale and the head."""
         return (vectors.double() * gamma) @ head.T
 
+    final_inputs: list[torch.Tensor] = []
+    hook = model.final_norm.register_forward_pre_hook(lambda _m, args: final_inputs.append(args[0].detach()))
     for block in model.blocks:
         block.record = True
     try:
@@ -146,8 +149,20 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
             for ffn_input, trace in (block.recorded_ffn() for block in model.blocks)
         ]
     finally:
+        hook.remove()
         for block in model.blocks:
             block.record, block.last_ffn_trace, block.last_ffn_input = False, None, None
+    # The final LayerNorm centres the stream and divides it by its spread at this position:
+    # a mark's exact share of the logits is its centred direction, scaled by gamma, through
+    # the head, over that spread (the same reading as ffn_core.features).
+    final = final_inputs[0][0, -1].double()
+    sigma = float(torch.sqrt(final.var(unbiased=False) + model.final_norm.eps))
+
+    def exact_lens(vector: torch.Tensor) -> torch.Tensor:
+        """The logits a write along ``vector`` adds at this position (linear in it)."""
+        centred = vector.double() - vector.double().mean()
+        return (centred * gamma) @ head.T / sigma
+
     probabilities = torch.softmax(logits, dim=-1)
     predicted = vocab[int(probabilities.argmax())]
 
@@ -193,7 +208,7 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
     agreeing = int(np.floor(-np.log10(difference))) if difference > 0 else 15
 
     loudest = terms[0]
-    value_logits = lens(torch.tensor(loudest.value))  # per unit of coefficient
+    value_logits = exact_lens(torch.tensor(loudest.value))  # per unit of coefficient
     top = torch.topk(value_logits, n_words)
     words = tuple(
         WordPush(word=vocab[int(i)], boost=float(loudest.coefficient * value_logits[int(i)])) for i in top.indices

@@ -120,10 +120,25 @@ def test_layer_read_is_the_block_whose_ffn_pushes_the_answer_hardest(reading, mo
 
 
 def test_loudest_value_pushes_the_words_an_independent_argmax_finds(reading, model_run):
+    from ffn_core.memory_model import encode as _encode
+
     model, vocab, _, _ = model_run
     unit = reading.loudest.unit
-    value = model.blocks[reading.layer].ffn.down.weight.detach()[:, unit]
-    logits = (model.head.weight.detach() @ (value * model.final_norm.weight.detach())).double().numpy()
+    value = model.blocks[reading.layer].ffn.down.weight.detach()[:, unit].double()
+    # The exact lens: the final LayerNorm centres the write and divides by the stream's spread
+    # at the prompt's last position (captured here from the model's own forward pass).
+    seen = []
+    hook = model.final_norm.register_forward_pre_hook(lambda _m, args: seen.append(args[0].detach()))
+    try:
+        with torch.no_grad():
+            model(_encode(reading.prompt, vocab).unsqueeze(0))
+    finally:
+        hook.remove()
+    stream = seen[0][0, -1].double()
+    sigma = torch.sqrt(stream.var(unbiased=False) + model.final_norm.eps)
+    centred = value - value.mean()
+    gamma, head = model.final_norm.weight.detach().double(), model.head.weight.detach().double()
+    logits = (head @ (centred * gamma) / sigma).numpy()
     found = []
     for _ in range(len(reading.loudest_words)):
         best = int(np.argmax(logits))
