@@ -1,4 +1,6 @@
-"""Dos analogías: the backpack and the jury, both told with the real numbers of "perro" (4 -> 8 -> 4)."""
+"""Una analogía: the jury, told with the real numbers of "perro" (4 -> 8 -> ReLU -> 4): each juror is a
+neuron, its vote a dot product with its column of W₁, the silenced ones ReLU's zeros, and the verdict the
+sum of the speakers' rows of W₂ scaled by their votes: exactly the layer's output."""
 
 from __future__ import annotations
 
@@ -7,10 +9,8 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    Create,
     FadeIn,
     FadeOut,
-    FadeTransform,
     GrowArrow,
     LaggedStart,
     Line,
@@ -22,16 +22,16 @@ from manim import (
 )
 
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as nt
 from scenes.kit import typography as ty
-from scenes.kit.blocks import FlowArrow, StageBox, stage_row
-from scenes.kit.icons import Backpack, Bed, Drawer, ItemCard, Jury
+from scenes.kit.badges import model_badge
+from scenes.kit.blocks import StageBox, stage_row
+from scenes.kit.icons import Jury
 from scenes.kit.matrix import VectorColumn
 from scenes.kit.neurons import NeuronRow
 
-BED_ROWS = 2  # the expanded cards lie on the bed in two rows
-JUROR_SPACING = 1.45  # scene units between jurors (room for a 3-decimal column each)
+JUROR_SPACING = 1.45  # scene units between jurors (room for a column of two-decimal values each)
 VOTE_UNIT = 0.8  # scene units of bar height per unit of vote
-CAPTION_Y = -2.55  # the backpack row's captions share one baseline
 
 
 class Analogies(NarratedScene):
@@ -45,84 +45,13 @@ class Analogies(NarratedScene):
         self.d_model = self.number("perro.d_model")
         self.d_ff = self.number("perro.d_ff")
         self.scale = max(abs(v) for v in (*self.evidence, *self.votes, *self.verdict))
-        self.backpack_story()
         self.jury_story()
         self.closing()
-
-    # -- la mochila --------------------------------------------------------------------
-    def backpack_story(self) -> None:
-        with self.beat("cajon") as b:
-            heading = ty.title("La mochila").to_edge(UP, buff=0.45)
-            backpack = Backpack(self.d_model).move_to((5.5, -0.2, 0))
-            drawer = Drawer(self.d_model).move_to((-5.5, -0.2, 0))
-            self.play(
-                FadeIn(heading),
-                FadeIn(backpack),
-                FadeIn(_caption("mochila", backpack, CAPTION_Y)),
-                run_time=b.until("cajon"),
-            )
-            drawer_cards = VGroup(
-                *(ItemCard(v, self.scale, places=1).move_to(drawer.slot(i)) for i, v in enumerate(self.evidence))
-            )
-            self.play(
-                FadeIn(drawer),
-                FadeIn(_caption("cajón", drawer, CAPTION_Y)),
-                LaggedStart(*(FadeIn(c) for c in drawer_cards), lag_ratio=0.3),
-                run_time=0.6 * b.speech_remaining(),
-            )
-
-        with self.beat("cama") as b:
-            bed = Bed(BED_ROWS, self.d_ff // BED_ROWS).move_to((0.1, -0.2, 0))
-            to_bed = FlowArrow(drawer.get_right(), bed.get_left())
-            self.play(
-                FadeIn(bed), FadeIn(_caption("cama", bed, CAPTION_Y)), GrowArrow(to_bed), run_time=b.until("cama")
-            )
-            # Each card on the bed is made from all four drawer values (a column of W1).
-            self.bed_cards = [ItemCard(v, self.scale).move_to(bed.spot(i)) for i, v in enumerate(self.votes)]
-            self.play(
-                LaggedStart(*(FadeTransform(drawer_cards.copy(), c) for c in self.bed_cards), lag_ratio=0.15),
-                run_time=0.7 * b.speech_remaining(),
-            )
-
-        with self.beat("descartar") as b:
-            self.wait(b.until("relu"))
-            self.play(
-                *(c.kept() if a > 0 else c.discarded() for c, a in zip(self.bed_cards, self.spoken)),
-                run_time=0.5 * b.speech_remaining(),
-            )
-
-        with self.beat("empacar") as b:
-            self.wait(b.until("bolsillos"))
-            to_pack = FlowArrow(bed.get_right(), backpack.get_left())
-            self.play(
-                GrowArrow(to_pack),
-                *(p.animate.set_stroke(palette.FFN, width=3) for p in backpack.pockets),
-                run_time=0.6 * b.until("mezcla"),
-            )
-            self.wait(b.until("mezcla"))
-            kept = [c for c, a in zip(self.bed_cards, self.spoken) if a > 0]
-            strands = VGroup(
-                *(
-                    Line(c.get_center(), p.get_left(), color=palette.FFN, stroke_width=2, stroke_opacity=0.7)
-                    for c in kept
-                    for p in backpack.pockets
-                )
-            )
-            strands.set_z_index(-1)  # behind the cards: each strand leaves from under its card
-            packed = VGroup(
-                *(
-                    ItemCard(v, self.scale, width=p.width, height=p.height).move_to(p)
-                    for v, p in zip(self.verdict, backpack.pockets)
-                )
-            )
-            self.play(LaggedStart(*(Create(s) for s in strands), lag_ratio=0.05), run_time=0.4 * b.speech_remaining())
-            self.play(FadeIn(packed), FadeOut(strands), run_time=0.5 * b.speech_remaining())
 
     # -- el jurado ---------------------------------------------------------------------
     def jury_story(self) -> None:
         with self.beat("juicio") as b:
-            self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.3 * b.until("evidencia"))
-            heading = ty.title("El jurado").to_edge(UP, buff=0.45)
+            heading = ty.title("Una analogía: el jurado").to_edge(UP, buff=0.45)
             self.play(FadeIn(heading), run_time=b.until("evidencia"))
             self.evidence_col = VectorColumn(self.evidence, places=1, font_size=ty.SMALL_SIZE, scale=self.scale)
             self.evidence_col.move_to((-6.0, 0.9, 0))
@@ -154,8 +83,10 @@ class Analogies(NarratedScene):
             self.play(LaggedStart(*(FadeIn(s) for s in sight), lag_ratio=0.1), run_time=0.6 * b.until("votos"))
             self.wait(b.until("votos"))
             self.vote_row = self._vote_row(self.votes)
+            self.vote_axis = self.vote_row.y_axis("voto", title_on_top=True)
             self.play(
                 FadeOut(sight),
+                FadeIn(self.vote_axis),
                 LaggedStart(*(FadeIn(n, shift=UP * 0.2) for n in self.vote_row.neurons), lag_ratio=0.1),
                 run_time=0.6 * b.speech_remaining(),
             )
@@ -178,21 +109,23 @@ class Analogies(NarratedScene):
             terms = {
                 i: VectorColumn(
                     self.number(f"perro.contribution.n{i + 1}"),
-                    places=3,
+                    places=2,
                     font_size=ty.SMALL_SIZE,
                     h_buff=0.2,
                     scale=self.scale,
                 ).move_to((self.jury.jurors[i].get_x(), 0.35, 0))
                 for i in speaking
             }
-            self.play(FadeOut(self.vote_row), FadeOut(self.icons), run_time=0.3 * b.until("aportes"))
+            self.play(
+                FadeOut(self.vote_row), FadeOut(self.vote_axis), FadeOut(self.icons), run_time=0.3 * b.until("aportes")
+            )
             self.wait(b.until("aportes"))
             self.play(
                 *(ReplacementTransform(self.jury.jurors[i].copy(), terms[i]) for i in speaking),
                 run_time=0.8 * b.until("suma"),
             )
             self.wait(b.until("suma"))
-            verdict = VectorColumn(self.verdict, places=3, font_size=ty.SMALL_SIZE, h_buff=0.2, scale=self.scale)
+            verdict = VectorColumn(self.verdict, places=2, font_size=ty.SMALL_SIZE, h_buff=0.2, scale=self.scale)
             verdict.move_to((self.jury.get_x(), -2.35, 0))
             verdict_tag = VGroup(
                 ty.label("veredicto", color=palette.FFN).next_to(verdict, LEFT, buff=0.4),
@@ -213,7 +146,7 @@ class Analogies(NarratedScene):
         row = NeuronRow(values, unit_height=VOTE_UNIT, spacing=JUROR_SPACING, places=2)
         return row.shift(RIGHT * self.jury.get_x() + UP * 0.1)
 
-    # -- las dos imágenes, una sola idea -----------------------------------------------------
+    # -- la capa entera ------------------------------------------------------------------------
     def closing(self) -> None:
         with self.beat("cierre") as b:
             self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.3 * b.until("abre"))
@@ -229,9 +162,9 @@ class Analogies(NarratedScene):
             captions = [
                 _caption(text, box)
                 for text, box in (
-                    ("cajón · evidencia", first),
-                    ("cama · jurado", middle),
-                    ("mochila · veredicto", last),
+                    ("evidencia", first),
+                    ("jurado", middle),
+                    ("veredicto", last),
                 )
             ]
             self.play(FadeIn(heading), FadeIn(first), FadeIn(captions[0]), run_time=b.until("abre"))
@@ -240,12 +173,13 @@ class Analogies(NarratedScene):
             self.play(GrowArrow(close_arrow), FadeIn(last), FadeIn(captions[2]), run_time=b.until("llama"))
             d_model = self.number("params.llama2_7b.d_model")
             d_ff = self.number("params.llama2_7b.d_ff")
+            name = nt.display_name(self.number("params.llama2_7b.display_name"))
             llama = ty.body(
-                f"{self.number('params.llama2_7b.display_name')}:  {ty.fmt_int(d_model)} → {ty.fmt_int(d_ff)}"
-                f" → {ty.fmt_int(d_model)}",
+                f"{name}, cada bloque:  {ty.fmt_int(d_model)} → {ty.fmt_int(d_ff)} → {ty.fmt_int(d_model)}",
                 color=palette.FFN,
-            ).move_to(DOWN * 2.4)
-            self.play(Write(llama), run_time=0.6 * b.speech_remaining())
+            ).move_to(DOWN * 1.9)
+            badge = model_badge(self, "llama2_7b", layout="row").next_to(llama, DOWN, buff=0.35)
+            self.play(Write(llama), FadeIn(badge), run_time=0.6 * b.speech_remaining())
 
 
 def _caption(text: str, mob, y: float | None = None):

@@ -6,7 +6,9 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, Transform, VGroup, Write
 
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as nt
 from scenes.kit import typography as ty
+from scenes.kit.badges import model_badge
 from scenes.kit.curves import CurveAxes, ErrorChart, fit_heights, legend_line, split_dots
 
 # Each doubling step: the neuron count shown, the bookmark where it starts, the one it must finish before.
@@ -28,12 +30,16 @@ class Approx(NarratedScene):
         y_top = 1.3 * float(np.max(np.abs(self.result.target)))
         interval = self.number("approx.interval")
         self.axes = CurveAxes(interval, (-y_top, y_top), width=7.6, height=4.6).move_to((-2.9, -0.35, 0))
-        self.chart = ErrorChart(counts, errors).move_to((4.45, -0.85, 0))
+        self.chart = ErrorChart(counts, errors, significant=2).move_to((4.45, -0.85, 0))
         self.counts = list(counts)
 
         with self.beat("objetivo") as b:
             heading = ty.title("Muchas neuronas, cualquier curva").to_edge(UP, buff=0.45)
-            self.play(FadeIn(heading), Create(self.axes), run_time=b.until("curva"))
+            names = VGroup(
+                ty.math("x", color=palette.MUTED).next_to(self.axes.x_axis, RIGHT, buff=0.15),
+                ty.math("y", color=palette.MUTED).next_to(self.axes.y_axis, UP, buff=0.1),
+            )
+            self.play(FadeIn(heading), Create(self.axes), FadeIn(names), run_time=b.until("curva"))
             target = self.axes.polyline(x, self.result.target, palette.INK, stroke_width=3)
             self.legend = VGroup(legend_line("curva objetivo", palette.INK)).move_to((-2.9, -3.35, 0))
             self.play(Create(target), FadeIn(self.legend), run_time=0.6 * b.speech_remaining())
@@ -59,7 +65,8 @@ class Approx(NarratedScene):
                 .arrange(RIGHT, buff=0.7)
                 .move_to(self.legend)
             )
-            self.play(Transform(self.legend, legend), run_time=STEP_SHARE * b.until("error"))
+            self.play(FadeTransform(self.legend, legend), run_time=STEP_SHARE * b.until("error"))
+            self.legend = legend
             self.wait(b.until("error"))
             self.counter = self._counter(counts[0])
             heads = self._chart_heads()
@@ -77,18 +84,30 @@ class Approx(NarratedScene):
                     self._double_to(n, STEP_SHARE * (b.until(end) if end else b.speech_remaining()))
 
         with self.beat("cierre") as b:
-            self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.15 * b.until("gpt2"))
+            self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.15 * b.until("teorema"))
             line1 = ty.title("Cada neurona, un pliegue más.")
-            line2 = ty.body("Con suficientes pliegues, cualquier curva.", color=palette.FFN)
-            lines = VGroup(line1, line2).arrange(DOWN, buff=0.4).move_to(UP * 0.8)
-            self.play(Write(lines), run_time=0.6 * b.until("gpt2"))
-            self.wait(b.until("gpt2"))
+            line2 = ty.body("Con suficientes pliegues, cualquier curva continua.", color=palette.FFN)
+            lines = VGroup(line1, line2).arrange(DOWN, buff=0.4).move_to(UP * 1.2)
+            self.play(Write(lines), run_time=0.6 * b.until("teorema"))
+            self.wait(b.until("teorema"))
+            theorem = VGroup(
+                ty.body("Aproximación universal: una capa oculta ancha basta", color=palette.INK),
+                ty.small("para una función continua en una región acotada; dice que la red existe, no cómo hallarla"),
+            ).arrange(DOWN, buff=0.2)
+            theorem.next_to(lines, DOWN, buff=0.7)
+            self.play(FadeIn(theorem, shift=UP * 0.2), run_time=0.5 * b.speech_remaining())
+
+        with self.beat("gpt2") as b:
             width = self.number("params.gpt2_small.d_ff")
+            name = nt.display_name(self.number("params.gpt2_small.display_name"))
             fact = ty.body(
-                f"{self.number('params.gpt2_small.display_name')}: {ty.fmt_int(width)} neuronas por capa",
+                f"{name}: {ty.fmt_int(width)} neuronas (GELU) en la capa feed-forward de cada bloque",
                 color=palette.INK,
-            ).next_to(lines, DOWN, buff=1.0)
-            self.play(FadeIn(fact, shift=UP * 0.2), run_time=0.5 * b.speech_remaining())
+            ).next_to(theorem, DOWN, buff=0.8)
+            if fact.width > 12.8:
+                fact.scale_to_fit_width(12.8)
+            badge = model_badge(self, "gpt2_small", layout="row").next_to(fact, DOWN, buff=0.35)
+            self.play(FadeIn(fact, shift=UP * 0.2), FadeIn(badge), run_time=0.5 * b.speech_remaining())
 
     def _double_to(self, n: int, run_time: float) -> None:
         """Fit with n neurons replaces the current one: every fold splits and slides to its new place."""
@@ -119,11 +138,13 @@ class Approx(NarratedScene):
     def _chart_heads(self) -> VGroup:
         first = self.chart.row(0)
         count_head = ty.small("neuronas").next_to(first[0], UP, buff=0.3).align_to(first[0], RIGHT)
-        error_head = ty.small("error cuadrático medio").next_to(first[1], UP, buff=0.3).align_to(first[1], LEFT)
+        error_head = VGroup(ty.small("raíz del error"), ty.small("cuadrático medio"))
+        error_head.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
+        error_head.next_to(first[1], UP, buff=0.3).align_to(first[1], LEFT)
         return VGroup(count_head, error_head)
 
 
 def _fold_legend(dot) -> VGroup:
     marker = dot.copy().scale(1.3)
-    words = ty.small("pliegue", color=palette.INK).next_to(marker, RIGHT, buff=0.15)
+    words = ty.small("pliegue (fijo)", color=palette.INK).next_to(marker, RIGHT, buff=0.15)
     return VGroup(marker, words)

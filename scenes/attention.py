@@ -21,8 +21,10 @@ from manim import (
 )
 
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as nt
 from scenes.kit import typography as ty
 from scenes.kit.attention_map import Heatmap, row_words, weight_arcs
+from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.steps import play_in_steps
 from scenes.kit.tokens import TokenRow
@@ -42,16 +44,26 @@ class Attention(NarratedScene):
         self.focus = walk.index(focus_query)
         self.subject = walk.index(walk.top_key(0, focus_query))  # where head 1 sends «es»
         n_heads = self.number("memory.n_heads")
-        heading = ty.title("La atención, en breve", color=palette.ATTENTION).to_edge(UP, buff=0.35)
+        heading = ty.title("La atención, en breve", color=palette.ATTENTION).to_corner(UP + LEFT, buff=0.35)
 
         with self.beat("frase") as b:
             chips = TokenRow(self.tokens, gap=0.5).scale(1.25).move_to(UP * 0.3)
             caption = ty.small(
-                f"transformer de hechos · bloque {self.number('attention.layer_number')} "
+                f"{nt.model_name('fact_model', capitalized=True)} · bloque {self.number('attention.layer_number')} "
                 f"de {self.number('memory.n_layers')}"
             ).next_to(chips, DOWN, buff=0.5)
-            self.play(FadeIn(heading), run_time=b.until("frase"))
-            self.play(FadeIn(chips, shift=UP * 0.2), FadeIn(caption), run_time=b.until("vectores"))
+            # The model is met here: its badge first large in the middle while the voice presents
+            # it, then in the corner for the rest of the scene.
+            self.badge = model_badge(self, "fact_model").to_corner(UP + RIGHT, buff=0.3)
+            intro = self.badge.copy().scale(1.6).move_to(UP * 0.3)
+            self.play(FadeIn(heading), FadeIn(intro, scale=0.9), run_time=0.3 * b.until("frase"))
+            self.wait(b.until("frase"))
+            self.play(
+                ReplacementTransform(intro, self.badge),
+                FadeIn(chips, shift=UP * 0.2),
+                FadeIn(caption),
+                run_time=b.until("vectores"),
+            )
             x_map, labels = self._input_map()
             play_in_steps(
                 self,
@@ -70,7 +82,7 @@ class Attention(NarratedScene):
         with self.beat("qkv") as b:
             q_map, k_map, v_map = self._qkv_maps(x_map)
             self.play(FadeOut(x_map), run_time=b.until("consulta"))
-            self.play(FadeIn(q_map, shift=RIGHT * 0.3), run_time=b.until("clave"))
+            self.play(FadeIn(q_map, shift=RIGHT * 0.3), run_time=b.until("llave"))
             self.play(FadeIn(k_map, shift=RIGHT * 0.3), run_time=b.until("valor"))
             self.play(FadeIn(v_map, shift=RIGHT * 0.3), run_time=b.speech_remaining())
 
@@ -87,7 +99,6 @@ class Attention(NarratedScene):
             q_small, k_small = self._qk_column(q_map, k_map)
             corner = ty.math(r"Q\,K^{\top}", color=palette.ATTENTION).next_to(table.col_labels, LEFT, buff=0.45)
             corner.align_to(table.col_labels, DOWN)
-            corner_spot = corner.get_center()  # later the name of what the table holds
             table.hide_rows(range(len(self.tokens)))
             self.play(
                 FadeOut(VGroup(v_map, labels, q_map[1:], k_map[1:])),
@@ -127,7 +138,10 @@ class Attention(NarratedScene):
 
         with self.beat("softmax") as b:
             sums = self._row_sums(table)
-            weights_name = ty.label("pesos", color=palette.ATTENTION).move_to(corner_spot)
+            weights_name = VGroup(
+                ty.label("pesos de", color=palette.ATTENTION), ty.label("atención", color=palette.ATTENTION)
+            ).arrange(DOWN, aligned_edge=RIGHT, buff=0.08)
+            weights_name.next_to(table.col_labels, LEFT, buff=0.45).align_to(table.col_labels, DOWN)
             self.play(
                 _mark_done(steps[2]), FadeIn(steps[3]), FadeIn(sums[0]), FadeIn(weights_name), run_time=b.until("filas")
             )
@@ -153,7 +167,7 @@ class Attention(NarratedScene):
             mix = self._weighted_sum(b, table, VGroup(steps, sums, cell, weights_name))
 
         with self.beat("cabezas") as b:
-            title = ty.title("Cada cabeza mira a su manera", color=palette.ATTENTION).to_edge(UP, buff=0.35)
+            title = ty.title("Dos cabezas", color=palette.ATTENTION).to_corner(UP + LEFT, buff=0.35)
             self.play(FadeOut(VGroup(mix, heading)), FadeIn(title), run_time=b.until("lado"))
             maps = self._head_maps(n_heads)
             self.play(FadeIn(maps, shift=UP * 0.2), run_time=b.until("primera"))
@@ -187,7 +201,7 @@ class Attention(NarratedScene):
 
     def _qkv_maps(self, x_map: Heatmap) -> tuple[VGroup, VGroup, VGroup]:
         """Q, K, V of head 1 side by side, in the rows of the input map, each with its name."""
-        names = (("Q", "consulta"), ("K", "clave"), ("V", "valor"))
+        names = nt.ATTENTION_NAMES  # Q consulta, K llave, V valor
         maps = []
         values = (self.number("attention.head1.q"), self.number("attention.head1.k"), self.number("attention.head1.v"))
         scale = float(max(np.max(np.abs(v)) for v in values))
@@ -272,7 +286,7 @@ class Attention(NarratedScene):
         out_heat = Heatmap(output, cell_width=0.24, cell_height=0.62, scale=scale)
         v_heat.move_to(RIGHT * 2.45 + UP * 0.55)
         out_heat.next_to(v_heat, DOWN, buff=0.95)
-        v_name = VGroup(ty.math("V", color=palette.ATTENTION), ty.label("valores")).arrange(RIGHT, buff=0.2)
+        v_name = VGroup(ty.math("V", color=palette.ATTENTION), ty.label(nt.VALUES)).arrange(RIGHT, buff=0.2)
         v_name.next_to(v_heat, UP, buff=0.25)
         words = row_words(self.tokens, [row[-1] for row in v_heat.cells], RIGHT, buff=0.25, color=palette.MUTED)
         factors = VGroup(
@@ -332,8 +346,8 @@ class Attention(NarratedScene):
 
     # -- the point: mixing across positions versus one position at a time --------------------
     def _mixing_versus_alone(self, b, previous: VGroup) -> None:
-        title = ty.title("Mezclar y luego pensar").to_edge(UP, buff=0.35)
-        chips = TokenRow(self.tokens, gap=0.9).move_to(DOWN * 0.35)
+        title = ty.title("Reunir y luego procesar").to_corner(UP + LEFT, buff=0.35)
+        chips = TokenRow(self.tokens, gap=0.9).move_to(DOWN * 0.7)
         arcs = VGroup(
             weight_arcs(chips.chips, self.number("attention.head1.weights"), bend_rad=2.0),
             weight_arcs(chips.chips, self.number("attention.head2.weights"), bend_rad=1.3),
@@ -343,7 +357,7 @@ class Attention(NarratedScene):
         self.play(FadeOut(previous), FadeIn(title), FadeIn(chips), run_time=b.fraction(0.3))
         self.play(Create(arcs), FadeIn(mixes), run_time=b.until("ffn"))
         boxes = VGroup(
-            *(StageBox("FFN", palette.FFN, width=1.5, height=0.8).next_to(c, DOWN, buff=0.9) for c in chips.chips)
+            *(StageBox("FFN", palette.FFN, width=1.5, height=0.8).next_to(c, DOWN, buff=0.75) for c in chips.chips)
         )
         arrows = VGroup(*(FlowArrow(c.get_bottom(), box.get_top()) for c, box in zip(chips.chips, boxes)))
         alone = ty.label("feed-forward: cada posición a solas", color=palette.FFN).next_to(boxes, DOWN, buff=0.35)

@@ -27,7 +27,9 @@ from manim import (
 )
 
 from scenes.kit import NarratedScene, palette
+from scenes.kit import notation as nt
 from scenes.kit import typography as ty
+from scenes.kit.badges import model_badge
 from scenes.kit.block_diagram import BlockDiagram, BlockStack, PositionRows, ShapeTag, Slab, polyline, tint
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.steps import Step, play_in_steps
@@ -43,16 +45,17 @@ class Block(NarratedScene):
         d_model = self.number("params.llama2_7b.d_model")
         d_ff = self.number("params.llama2_7b.d_ff")
         n_heads = self.number("params.llama2_7b.n_heads")
-        model = self.number("params.llama2_7b.display_name")
+        model = nt.display_name(self.number("params.llama2_7b.display_name"))
 
         diagram = BlockDiagram(f"Atención · {ty.fmt_int(n_heads)} cabezas", "Feed-forward · SwiGLU")
         stream, att, ffn = diagram.stream, diagram.attention, diagram.ffn
         heading = ty.body(f"Un bloque de {model}").to_corner(UP + RIGHT, buff=0.35)
+        badge = model_badge(self, "llama2_7b").next_to(heading, DOWN, buff=0.2).align_to(heading, RIGHT)
         tags = self._tags(diagram)
         slab = Slab()
 
         with self.beat("flujo") as b:
-            self.play(FadeIn(heading), run_time=b.until("flujo"))
+            self.play(FadeIn(heading), FadeIn(badge), run_time=b.until("flujo"))
             self.play(GrowArrow(stream.line), run_time=b.until("cuaderno"))
             notebook = self._read_write_marks(diagram)
             play_in_steps(
@@ -104,7 +107,7 @@ class Block(NarratedScene):
                 run_time=b.speech_remaining(),
             )
 
-        diagram_view = VGroup(heading, diagram, VGroup(*tags.values()), slab)
+        diagram_view = VGroup(heading, badge, diagram, VGroup(*tags.values()), slab)
         with self.beat("por_que_dos") as b:
             left, right, note = self._two_views(ctx)
             self.play(FadeOut(diagram_view), FadeIn(left.heading), FadeIn(right.heading), run_time=b.until("mezclar"))
@@ -183,7 +186,7 @@ class Block(NarratedScene):
                 ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack).fade(0.97)), 0.55),
                 (lambda: FadeTransform(diagram_view, first, stretch=True), None),
             )
-            count = self._count(stack, n_layers, model)
+            count, updates = self._count(stack, n_layers)
             play_in_steps(
                 self,
                 b.until("sube"),
@@ -205,9 +208,9 @@ class Block(NarratedScene):
                 ),
                 lag_ratio=0.3,
             )
-            self.play(FadeIn(climber), run_time=b.fraction(0.05))
+            self.play(FadeIn(climber), FadeIn(updates), run_time=b.fraction(0.05))
             self.play(MoveAlongPath(climber, path, rate_func=linear), passes, run_time=b.fraction(0.85))
-            reads = ty.label("→ siguiente palabra", color=palette.INK).next_to(climber, RIGHT, buff=0.3)
+            reads = ty.label("→ siguiente token", color=palette.INK).next_to(climber, RIGHT, buff=0.3)
             reads.set_y(stack.stream.get_end()[1] - 0.1)
             self.play(FadeIn(reads), run_time=b.speech_remaining())
 
@@ -296,13 +299,17 @@ class Block(NarratedScene):
 
     def _big_slab(self, slab: Slab, ctx: int, d_model: int) -> tuple[Slab, VGroup]:
         """The slab up close, with its two sizes and the count of numbers it holds."""
-        big = slab.copy().scale(3.4 / slab.width).move_to(RIGHT * 2.8 + DOWN * 0.4)
+        big = slab.copy().scale(3.2 / slab.width).move_to(RIGHT * 3.3 + UP * 0.05)
         rows = Brace(big, LEFT, color=palette.MUTED)
-        rows_label = ty.label(f"{ty.fmt_int(ctx)} posiciones").next_to(rows, LEFT, buff=0.2)
+        rows_label = VGroup(ty.label(f"hasta {ty.fmt_int(ctx)}"), ty.label("posiciones"))
+        rows_label.arrange(DOWN, aligned_edge=RIGHT, buff=0.12).next_to(rows, LEFT, buff=0.2)
         cols = Brace(big, DOWN, color=palette.MUTED)
         cols_label = ty.label(f"{ty.fmt_int(d_model)} números por posición").next_to(cols, DOWN, buff=0.2)
-        total = ty.body(f"{ty.fmt_int(self.number('block.llama2_7b.stream_numbers'))} números", color=palette.INK)
-        total.next_to(big, UP, buff=0.35)
+        total = ty.label(
+            f"con la ventana llena: {ty.fmt_int(self.number('block.llama2_7b.stream_numbers'))} números",
+            color=palette.INK,
+        )
+        total.next_to(cols_label, DOWN, buff=0.3).set_x(2.2)
         return big, VGroup(VGroup(rows, rows_label), VGroup(cols, cols_label), total)
 
     def _two_views(self, ctx: int):
@@ -310,16 +317,17 @@ class Block(NarratedScene):
         left = VGroup()
         left.heading = VGroup(ty.body("Atención", color=palette.ATTENTION), ty.label("entre posiciones"))
         left.heading.arrange(DOWN, buff=0.15).move_to(LEFT * 3.5 + UP * 3.2)
-        left.rows = PositionRows(CLOSE_UP_ROWS).move_to(LEFT * 2.6 + DOWN * 0.4)
+        left.rows = PositionRows(CLOSE_UP_ROWS).move_to(LEFT * 2.6 + UP * 0.1)
         left.arcs = left.rows.causal_arcs()
-        left.caption = ty.label("cada fila lee las anteriores").next_to(left.rows, DOWN, buff=0.3)
+        left.caption = VGroup(ty.label("cada fila lee las anteriores"), ty.label("y a sí misma"))
+        left.caption.arrange(DOWN, buff=0.1).next_to(left.rows, DOWN, buff=0.25)
         left.caption.set_x(-3.5)
         left.add(left.heading, left.rows, left.arcs, left.caption)
 
         right = VGroup()
         right.heading = VGroup(ty.body("Feed-forward", color=palette.FFN), ty.label("cada posición a solas"))
         right.heading.arrange(DOWN, buff=0.15).move_to(RIGHT * 3.4 + UP * 3.2)
-        right.rows = PositionRows(CLOSE_UP_ROWS).move_to(RIGHT * 1.7 + DOWN * 0.4)
+        right.rows = PositionRows(CLOSE_UP_ROWS).move_to(RIGHT * 1.7 + UP * 0.1)
         right.boxes = VGroup(
             *(
                 StageBox("FFN", palette.FFN, width=1.5, height=row.height).next_to(row, RIGHT, buff=1.1)
@@ -341,15 +349,27 @@ class Block(NarratedScene):
         note = ty.small(f"aquí, unas pocas de las {ty.fmt_int(ctx)} posiciones").to_edge(DOWN, buff=0.25)
         return left, right, note
 
-    def _count(self, stack: BlockStack, n_layers: int, model: str) -> VGroup:
+    def _count(self, stack: BlockStack, n_layers: int) -> tuple[VGroup, VGroup]:
+        """The brace, «× 32», the model's badge and what the blocks share (`count`); under them
+        (`updates`, shown a moment later) what every block does to the stream, the lecture's
+        reference form (pre-norm, as LLaMA): x ← x + Atención(RMSNorm(x)), x ← x + FFN(RMSNorm(x))."""
         brace = Brace(stack.blocks, RIGHT, color=palette.MUTED)
-        times = ty.title(f"× {ty.fmt_int(n_layers)}").next_to(brace, RIGHT, buff=0.3)
+        badge = model_badge(self, "llama2_7b")
+        times = ty.title(f"× {ty.fmt_int(n_layers)}")
         lines = VGroup(
             ty.label("bloques con la misma forma"), ty.label("cada uno con sus propios pesos", color=palette.MUTED)
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+        updates = VGroup(
+            ty.label("en cada bloque (pre-norm):", color=palette.MUTED),
+            nt.residual_attention("RMSNorm", color=palette.ATTENTION),
+            nt.residual_ffn("RMSNorm", color=palette.FFN),
         )
-        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(times, DOWN, aligned_edge=LEFT, buff=0.35)
-        name = ty.body(model).next_to(times, UP, aligned_edge=LEFT, buff=0.35)
-        return VGroup(brace, times, lines, name)
+        for formula in updates[1:]:
+            formula.scale_to_fit_height(0.4)
+        updates.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+        panel = VGroup(badge, times, lines, updates).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
+        panel.next_to(brace, RIGHT, buff=0.3).set_y(0.1)
+        return VGroup(brace, badge, times, lines), updates
 
 
 def _there_and_back_bright(t: float) -> float:

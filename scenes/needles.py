@@ -20,6 +20,7 @@ from manim import (
 
 from scenes.kit import NarratedScene, palette
 from scenes.kit import typography as ty
+from scenes.kit.badges import model_badge
 from scenes.kit.needles import (
     READING,
     REST,
@@ -52,10 +53,12 @@ class Needles(NarratedScene):
 
         tray = NeedleTray(self.number("needles.rows"), self.number("needles.columns"))
         tray.move_to((-6.0 + tray.box.width / 2, 2.15 - tray.box.height / 2, 0))
-        title = ty.title("Una bandeja de agujas de brújula").to_edge(UP, buff=0.3)
+        title = ty.title("Agujas de brújula").to_corner(UP + LEFT, buff=0.3)
+        badge = model_badge(self, "minilm").to_corner(UP + RIGHT, buff=0.3)
+        self.floor = self.number("needles.gelu_floor")
 
         with self.beat("bandeja") as b:
-            self.play(FadeIn(title), FadeIn(tray.box), run_time=b.until("agujas"))
+            self.play(FadeIn(title), FadeIn(badge), FadeIn(tray.box), run_time=b.until("agujas"))
             heading = _in_panel(ty.label("cada aguja es una neurona"), 1.75)
             info = _in_panel(self._sample_info(), 1.0)
             rows = [VGroup(*tray.needles[r * tray.columns : (r + 1) * tray.columns]) for r in range(tray.rows)]
@@ -83,7 +86,7 @@ class Needles(NarratedScene):
         with self.beat("umbral") as b:
             self.play(legend.animate.set_opacity(0.3), run_time=b.until("tumbar"))
             self.play(NeedleWave(tray, first_pre, first_after, READING, THRESHOLD), run_time=b.until("en_pie"))
-            after_legend = _legend_in_panel(_threshold_legend())
+            after_legend = _legend_in_panel(_threshold_legend(self.floor))
             play_in_steps(self, b.until("cuenta"), (FadeOut(legend), 0.3), (FadeIn(after_legend), None))
             first_rings = tray.rings(first.standing)
             first_count = _count_row(
@@ -112,7 +115,7 @@ class Needles(NarratedScene):
             self.play(
                 magnet_pass(tray, magnet2, first_after, second_pre, THRESHOLD, READING), run_time=b.until("umbral")
             )
-            after_legend = _legend_in_panel(_threshold_legend())
+            after_legend = _legend_in_panel(_threshold_legend(self.floor))
             second_count = _count_row(
                 Needle(0.4, 1.0, THRESHOLD), second.word, self.number("needles.second_word.n_standing"), n
             )
@@ -251,10 +254,17 @@ def _reading_legend() -> VGroup:
     return _stack(rows)
 
 
-def _threshold_legend() -> VGroup:
+def _threshold_legend(floor: float) -> VGroup:
+    """After the threshold: standing (GELU > 0), or flat. Flat is drawn as ReLU's zero, but
+    MiniLM's GELU leaves a flat needle's output a little below zero, never under `floor`."""
     rows = VGroup(
         _legend_row(Needle(0.5, 1.0, THRESHOLD), "en pie", palette.ACTIVE),
-        _legend_row(Needle(0.5, 0.0, THRESHOLD), "tumbada: cero", palette.MUTED),
+        _icon_then_text(
+            Needle(0.5, 0.0, THRESHOLD),
+            VGroup(
+                ty.label("tumbada", color=palette.MUTED), ty.small(f"salida entre {ty.fmt_decimal(floor, 2)} y 0")
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.1),
+        ),
     )
     return _stack(rows)
 

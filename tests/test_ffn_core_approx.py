@@ -34,3 +34,35 @@ def test_fitted_curve_bends_only_at_its_folds():
     slopes = np.diff(fit.curve) / np.diff(x)
     bends = x[1:-1][np.abs(np.diff(slopes)) > 1e-6]
     assert all(min(abs(b - f) for f in fit.folds) < 0.02 for b in bends)
+
+
+def test_folds_are_fixed_evenly_and_only_the_output_layer_is_fitted_by_least_squares():
+    # What the narration says was done: folds fixed at the centres of equal slices (one
+    # neuron: the middle of the interval), then the best output layer for those folds.
+    from ffn_core.approx import INTERVAL
+
+    result = fit_all()
+    x = np.array(result.x)
+    lo, hi = INTERVAL
+    for fit in result.fits:
+        n = fit.n_neurons
+        assert np.allclose(fit.folds, [lo + (i + 0.5) * (hi - lo) / n for i in range(n)])
+        design = np.hstack([relu_features(x, np.array(fit.folds)), np.ones((len(x), 1))])
+        normal = np.linalg.solve(design.T @ design, design.T @ target(x))  # the normal equations
+        assert np.allclose((*fit.output_weights, fit.output_bias), normal, atol=1e-8)
+    assert result.fit(1).folds == (0.0,)
+
+
+def test_a_fold_left_free_would_do_better_so_the_fixed_fold_is_not_the_best_one_neuron_can_do():
+    # Why the scene says «dejamos su pliegue fijo» and not «lo mejor que la red consigue».
+    result = fit_all()
+    x = np.array(result.x)
+    y = target(x)
+
+    def rms_with_fold(t: float) -> float:
+        design = np.hstack([relu_features(x, np.array([t])), np.ones((len(x), 1))])
+        solution, *_ = np.linalg.lstsq(design, y, rcond=None)
+        return float(np.sqrt(np.mean((design @ solution - y) ** 2)))
+
+    best = min(rms_with_fold(t) for t in np.linspace(-1.95, 1.95, 79))
+    assert best < result.fit(1).rms_error - 0.005

@@ -4,6 +4,7 @@ another way, and its heatmaps draw what they are given."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import torch
 
 from ffn_core.attention_walk import FOCUS_QUERY, solve, walk
 from ffn_core.numbers import number
+from voiceover.script import load_script
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +206,39 @@ def test_row_words_share_one_baseline_and_one_edge_beside_their_rows():
     right = row_words(("el", "es", "ácido"), [row[-1] for row in heat.cells], direction=np.array((1, 0, 0)))
     assert len({round(w.get_left()[0], 6) for w in right}) == 1
     assert right[0].get_left()[0] > heat.get_right()[0]
+
+
+# -- what the scene says about the model and the mechanism ------------------------------------
+
+
+def test_the_fact_model_introduced_here_is_the_trained_model_its_voice_and_badge_describe(trained):
+    # «un modelo pequeño que entrenamos aquí ... tiene 2 bloques y aprendió 16 hechos cortos»
+    from ffn_core.memory import FACTS
+    from ffn_core.memory_model import recall
+
+    model, vocab = trained
+    assert len(model.blocks) == number("memory.n_layers").value
+    assert model.blocks[0].norm1.weight.shape[0] == number("memory.d_model").value
+    assert len(FACTS) == number("memory.n_facts").value
+    assert all(r.correct for r in recall(model, vocab))  # every fact learned, not just some
+    fields = set(re.findall(r"\{([a-z0-9_.]+:[a-z]+)\}", load_script("attention").beat("frase").text))
+    assert {"memory.n_layers:entero", "memory.n_facts:entero"} <= fields
+
+
+def test_heads_outputs_go_through_one_more_matrix_before_joining_the_stream(trained):
+    # «Las salidas de las cabezas se juntan, pasan por una última matriz y se suman al flujo.»
+    model, _ = trained
+    att = model.blocks[0].attention
+    d = number("memory.d_model").value
+    assert tuple(att.o.weight.shape) == (d, d)
+    assert att.n_heads == number("memory.n_heads").value
+
+
+def test_q_k_v_are_named_consulta_llave_valor_in_screen_and_voice():
+    from scenes.kit import notation
+
+    assert notation.ATTENTION_NAMES == (("Q", "consulta"), ("K", "llave"), ("V", "valor"))
+    text = " ".join(" ".join(b.text for b in load_script("attention").beats).split())
+    assert "La llave, ka" in text and "el valor, ve" in text
+    assert not re.search(r"\b(uve|clave|claves)\b", text)
+    assert "vaswani2017" in load_script("attention").beat("qkv").sources

@@ -195,3 +195,68 @@ def test_block_stack_refuses_zero_blocks():
 
     with pytest.raises(ValueError, match="at least one block"):
         BlockStack(0)
+
+
+# -- what the screen and the voice say about the block ----------------------------------------
+
+
+def test_llama2_is_pre_norm_with_rmsnorm_and_a_swiglu_ffn_as_the_diagram_labels_it():
+    from ffn_core.params import get_config
+
+    config = get_config("llama2_7b")
+    assert config.norm_kind == "rmsnorm"
+    assert config.ffn_kind == "swiglu"
+
+
+def test_the_blocks_update_is_x_plus_sublayer_of_norm_of_x_the_stream_itself_unnormalised():
+    # The formulas on screen: x ← x + Atención(RMSNorm(x)), then x ← x + FFN(RMSNorm(x)).
+    # A small pre-norm block with random weights, checked stage by stage against its forward.
+    import torch
+
+    from ffn_core.modules import Block
+    from ffn_core.params import ModelConfig
+
+    config = ModelConfig(
+        name="tiny_prenorm",
+        display_name="tiny",
+        vocab_size=11,
+        d_model=8,
+        n_layers=1,
+        n_heads=2,
+        n_kv_heads=2,
+        d_ff=24,
+        ffn_kind="swiglu",
+        max_positions=5,
+        norm_kind="rmsnorm",
+        tied_embeddings=True,
+        attention_bias=False,
+        ffn_bias=False,
+    )
+    torch.manual_seed(0)
+    block = Block(config, pre_norm=True, eps=1e-5)
+    x = torch.randn(1, 5, 8)
+    with torch.no_grad():
+        after_attention = x + block.attention(block.norm1(x), True)
+        expected = after_attention + block.ffn.trace(block.norm2(after_attention))["output"]
+        assert torch.allclose(block(x, causal=True), expected, atol=1e-6)
+        # The norm rescales only the copy: the stream is not normalised on its way up.
+        assert not torch.allclose(block.norm1(x), x, atol=1e-3)
+
+
+def test_the_narration_says_up_to_the_window_and_causal_reading_includes_each_position_itself():
+    script = load_script("block")
+    assert "hasta {block.llama2_7b.context_length:entero}" in " ".join(script.beat("entrada").text.split())
+    assert "de las anteriores y de sí misma" in script.beat("por_que_dos").text
+    # Position i's attention weights cover keys 0..i, itself included (causal mask j <= i).
+    from ffn_core.attention_walk import solve
+
+    for head in solve().heads:
+        assert all(head.visible[i][i] == 1 for i in range(len(head.visible)))
+        assert all(head.visible[i][j] == 0 for i in range(len(head.visible)) for j in range(i + 1, len(head.visible)))
+
+
+def test_block_announces_swiglu_before_stencil_explains_it_and_cites_its_sources():
+    script = load_script("block")
+    assert "una variante con compuerta que veremos más adelante" in " ".join(script.beat("ffn").text.split())
+    assert {"shazeer2020", "touvron2023"} <= set(script.beat("ffn").sources)
+    assert {"zhang2019", "xiong2020"} <= set(script.beat("atencion").sources)

@@ -259,3 +259,23 @@ def test_rings_circle_the_needles_they_mark_and_needles_never_touch():
     assert rings[0].width < min(tray.pitch())
     with pytest.raises(ValueError, match="touch"):
         NeedleTray(2, 2, pitch=(0.4, 0.3), needle_length=0.35)
+
+
+# -- the threshold, as the voice and the legend say it ----------------------------------------
+
+
+def test_gelu_floor_is_the_minimum_of_torch_gelu_and_flat_needles_output_just_below_zero():
+    # «con GELU su salida no es cero justo, sino apenas negativa, nunca menor que −0,17»
+    import torch
+
+    floor = _value("needles.gelu_floor")
+    z = torch.linspace(-6.0, 0.0, 600_001, dtype=torch.float64)
+    assert floor == pytest.approx(float(torch.nn.functional.gelu(z).min()), abs=1e-7)
+    assert round(floor, 2) == -0.17
+    tray = needle_tray()
+    for reading in tray.readings:
+        flat = [a for a, v in zip(reading.activation, reading.pre_activation) if v <= 0]
+        assert flat and all(floor - 1e-9 <= a <= 0 for a in flat)
+        assert any(a < -1e-3 for a in flat)  # not zero: a little negative
+    text = " ".join(load_script("needles").beat("umbral").text.split())
+    assert "{needles.gelu_floor:decimal}" in text and "cero justo" in text

@@ -108,6 +108,8 @@ def numbers() -> tuple[Number, ...]:
             LLAMA2_CONTEXT_LENGTH,
             "tokens",
             f"ffn_core.groups.block.LLAMA2_CONTEXT_LENGTH ({LLAMA2_CONTEXT_SOURCE})",
+            kind="published",
+            citation="touvron2023",
         ),
         *(
             Number(f"{key}.shape.{stage}", getattr(shapes, stage), unit, f"{call}.{stage}")

@@ -54,6 +54,14 @@ def numbers() -> tuple[Number, ...]:
             f"ffn_core.numbers.number('pretrained.minilm.d_model') / {call}.n_needles",
         ),
         Number("needles.d_model", t.d_model, WIDTH, f"{call}.d_model"),
+        # What a needle laid flat really outputs: GELU of a negative number is not zero but a
+        # little below it, never under this floor (MiniLM's exact, erf-based GELU).
+        Number(
+            "needles.gelu_floor",
+            gelu_floor(),
+            "activation (the minimum of GELU)",
+            "ffn_core.groups.needles.gelu_floor() (min of ffn_core.shapes.gelu on a 1e-4 grid of [-3, 0])",
+        ),
         Number("needles.d_ff", t.d_ff, WIDTH, f"{call}.d_ff"),
     ]
     for i, which in enumerate(("first_word", "second_word")):
@@ -79,6 +87,19 @@ def datasets() -> tuple[Dataset, ...]:
             "ffn_core.needles.tray()",
         ),
     )
+
+
+def gelu_floor() -> float:
+    """The least value MiniLM's GELU (exact, ``z * Phi(z)``) takes: about -0.17, near z = -0.75.
+
+    Found on a fine grid of [-3, 0] (GELU is positive for z > 0 and tends to 0 as z -> -inf);
+    the grid's step, 1e-4, puts it within 1e-8 of the true minimum (the curve is flat there)."""
+    import numpy as np
+
+    from ffn_core.shapes import gelu
+
+    z = np.linspace(-3.0, 0.0, 30_001)
+    return float(np.min(gelu(z)))
 
 
 def _width(found: Number) -> int:

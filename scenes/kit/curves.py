@@ -7,6 +7,8 @@ in the "active neuron" colour: at a fold one more neuron switches on.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from manim import LEFT, RIGHT, Axes, Dot, Line, Rectangle, VGroup, VMobject
 
@@ -56,15 +58,34 @@ def legend_line(text: str, color, length: float = 0.5) -> VGroup:
     return VGroup(stroke, words)
 
 
+def significant_places(x: float, significant: int) -> int:
+    """Decimals that write `x` with `significant` significant digits: (0.6615, 2) -> 2 («0,66»),
+    (0.0045, 2) -> 4 («0,0045»); 0 for a number with that many digits before the comma."""
+    if x == 0:
+        return significant - 1
+    return max(0, significant - 1 - math.floor(math.log10(abs(x))))
+
+
 class ErrorChart(VGroup):
     """Horizontal bars, one row per neuron count, each as long as that fit's error.
 
     `counts[i]` labels row i, `errors[i]` is its length in data units; `max_length` is the
     bar length (scene units) of the largest error. Rows start hidden: `row(i)` is what to
-    reveal when fit i appears.
+    reveal when fit i appears. Each value is written with `places` decimals or, given
+    `significant`, with that many significant digits (0,66 … 0,0045: errors that span orders
+    of magnitude, written so the large ones match the two decimals the voice says).
     """
 
-    def __init__(self, counts, errors, max_length: float = 2.6, row_height: float = 0.42, places: int = 3, **kwargs):
+    def __init__(
+        self,
+        counts,
+        errors,
+        max_length: float = 2.6,
+        row_height: float = 0.42,
+        places: int = 3,
+        significant: int | None = None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.errors = np.asarray(errors, dtype=float)
         scale = max_length / float(np.max(self.errors))
@@ -81,7 +102,8 @@ class ErrorChart(VGroup):
                 fill_opacity=0.85,
             )
             bar.move_to((0.2, y, 0), aligned_edge=LEFT)
-            value = ty.small(ty.fmt_decimal(error, places), color=palette.INK).next_to(bar, RIGHT, buff=0.15)
+            decimals = places if significant is None else significant_places(float(error), significant)
+            value = ty.small(ty.fmt_decimal(error, decimals), color=palette.INK).next_to(bar, RIGHT, buff=0.15)
             row = VGroup(name, bar, value)
             self.rows.append(row)
             self.add(row)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from manim import (
     DOWN,
+    LEFT,
     RIGHT,
     UP,
     AnimationGroup,
@@ -146,6 +147,25 @@ class NeuronRow(VGroup):
             same = old.label.text == new.label.text
             steps.append(ReplacementTransform(old.label, new.label) if same else FadeTransform(old.label, new.label))
         return AnimationGroup(*steps)
+
+    def y_axis(self, text: str, buff: float = 0.35, title_on_top: bool = False) -> VGroup:
+        """A y axis for the bars: a vertical line left of the first neuron, spanning every bar
+        (and at least a little either side of the baseline), a tick at zero, and `text` (what
+        the bars measure, e.g. «activación») written upright beside it. Added by the scene,
+        separate from the row, so `with_values` / `transform_into` leave it in place. With
+        `title_on_top` the text sits level above the line instead (where the left is crowded)."""
+        bars = VGroup(*(n.bar for n in self.neurons))
+        base_y = self.baseline_point()[1]
+        top = max(bars.get_top()[1], base_y + 0.3)
+        bottom = min(bars.get_bottom()[1], base_y - 0.3)
+        x = self.neurons[0].baseline.get_left()[0] - buff
+        line = Line((x, bottom, 0), (x, top, 0), color=palette.MUTED, stroke_width=2)
+        tick = Line((x - 0.08, base_y, 0), (x + 0.08, base_y, 0), color=palette.MUTED, stroke_width=2)
+        if title_on_top:
+            label = ty.small(text, color=palette.MUTED).next_to(line, UP, buff=0.12)
+        else:
+            label = ty.small(text, color=palette.MUTED).rotate(np.pi / 2).next_to(line, LEFT, buff=0.45)
+        return VGroup(line, tick, label)
 
     def icons(self, activated, buff: float = 0.35) -> VGroup:
         """On/off icons under each neuron, from the real activated values (on when > 0)."""
