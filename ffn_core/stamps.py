@@ -156,7 +156,8 @@ def _read_stamps(prompt: str, seed: int, n_words: int) -> StampsReading:
     # a mark's exact share of the logits is its centred direction, scaled by gamma, through
     # the head, over that spread (the same reading as ffn_core.features).
     final = final_inputs[0][0, -1].double()
-    sigma = float(torch.sqrt(final.var(unbiased=False) + model.final_norm.eps))
+    eps = float(getattr(model.final_norm, "eps", None) or 0.0)  # RMSNorm and LayerNorm both carry it
+    sigma = float(torch.sqrt(final.var(unbiased=False) + eps))
 
     def exact_lens(vector: torch.Tensor) -> torch.Tensor:
         """The logits a write along ``vector`` adds at this position (linear in it)."""
