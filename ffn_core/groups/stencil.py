@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from ffn_core.numbers import FRACTION, WIDTH, Number
 
+UNIT_GATE = 1.0  # the gate that passes its paint unchanged; the stencil draws gates against it
+
 PREFIX = "stencil"
 
 
@@ -41,7 +43,12 @@ def numbers() -> tuple[Number, ...]:
         Number(
             "stencil.widest_product", ex.product[ex.widest_channel], "gate * paint", f"{call}.product[widest_channel]"
         ),
-        Number("stencil.unit_gate", 1.0, "gate", "a gate of 1 lets the paint through unchanged"),
+        Number(
+            "stencil.unit_gate",
+            UNIT_GATE,
+            "gate",
+            "ffn_core.groups.stencil.UNIT_GATE (a gate of 1 lets the paint through unchanged)",
+        ),
         Number("stencil.swish_minimum", lowest.value, "Swish value", "ffn_core.stencil.swish_minimum().value"),
         Number("stencil.swish_minimum_at", lowest.at, "Swish input", "ffn_core.stencil.swish_minimum().at"),
         Number(
