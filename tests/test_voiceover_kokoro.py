@@ -15,7 +15,7 @@ import soundfile
 from voiceover.engines import EngineError, identity, is_aligned, resolve_engine
 from voiceover.engines import kokoro_assets as assets
 from voiceover.engines.espeak import EspeakEngine
-from voiceover.engines.kokoro import KokoroEngine, parse_speed
+from voiceover.engines.kokoro import ACOUSTIC_LEAD, KokoroEngine, _Levels, parse_speed
 from voiceover.mix import MIX_RATE_HZ, normalize, write_scene_track
 from voiceover.script import load_script
 from voiceover.timeline import (
@@ -294,6 +294,28 @@ def test_a_graph_that_is_not_kokoro_s_is_refused_by_the_float_edit():
         assets.float_decoder_convs(model, Path("otro.onnx"), prefix="/vocoder/")
 
 
+# --- where a word is heard (no synthesis) ---------------------------------------------------
+
+
+def sound(seconds: float, level: float = 0.3) -> np.ndarray:
+    """A 200 Hz tone at 24 kHz, Kokoro's rate."""
+    return (level * np.sin(2 * np.pi * 200 * np.arange(round(seconds * 24_000)) / 24_000)).astype(np.float32)
+
+
+def test_a_word_after_a_pause_is_heard_where_its_sound_rises_to_the_millisecond():
+    quiet = np.zeros(4800, np.float32)  # 200 ms
+    murmur = sound(0.02, 0.001)  # 50 dB down: a stop's closure, not yet heard
+    audio = np.concatenate([sound(0.3), quiet, murmur, sound(0.3)])
+    rise = 7200 + 4800 + 480
+    levels = _Levels.of(audio)
+    found = levels.onset_after_pause(7200, rise + 600)
+    assert found is not None and abs(found - rise) <= 24
+    assert levels.onset_after_pause(7200, rise - 100) is None  # not yet risen
+    # Straight after another sound (30 ms of silence is no pause), there is nothing to find.
+    joined = _Levels.of(np.concatenate([sound(0.3), np.zeros(720, np.float32), sound(0.3)]))
+    assert joined.onset_after_pause(6000, 9000) is None
+
+
 # --- sentences spoken whole, bookmarks on word starts (fake engine) -------------------------
 
 
@@ -481,14 +503,21 @@ def test_kokoro_speaks_a_sentence_whole_with_exact_bookmarks(tmp_path):
     beat = timeline.beats[0]
     marks = list(beat.bookmarks.values())
     assert 0 < marks[0] < marks[1] < beat.speech_s
-    # Each bookmark sits on the first phoneme of the word after it, from the sentence's
-    # own durations: frames of 600 samples at 24 kHz are 1200 samples at 48 kHz.
-    sentences = {units: starts for units, (_, starts) in sentence_clips(tmp_path).items()}
-    first = sentences[("La", "capa", "fid fóruard", "guarda", "casi", "dos", "tercios.")]
+    # Each bookmark sits on the start of the word after it, as the sentence's clip says.
+    sentences = sentence_clips(tmp_path)
+    _, first = sentences[("La", "capa", "fid fóruard", "guarda", "casi", "dos", "tercios.")]
     assert round(beat.bookmarks["guarda"] * MIX_RATE_HZ) == first[3]
-    second = sentences[("Y", "trabaja", "en", "silencio.")]
+    second_clip, second = sentences[("Y", "trabaja", "en", "silencio.")]
     assert round(beat.bookmarks["trabaja"] * MIX_RATE_HZ) == first[-1] + second[0]
-    assert all(s % 1200 == 0 for s in first + second)
+    # A word said straight after another starts ACOUSTIC_LEAD before its first phoneme's
+    # frame (frames of 600 samples at 24 kHz are 1200 samples at 48 kHz)...
+    assert (first[3] + 2 * ACOUSTIC_LEAD) % 1200 == 0
+    # ...and one after a pause where its sound rises: the sentence's leading pause before
+    # "Y" is silent (so the clip before ends in it), and "Y" is heard from its start on.
+    audio = soundfile.read(str(second_clip), dtype="float32")[0]
+    loud = np.max(np.abs(audio))
+    assert 0 < second[0] < second[1]
+    assert np.max(np.abs(audio[: second[0]])) < 0.03 * loud < np.max(np.abs(audio[second[0] : second[0] + 480]))
     # 48 kHz mono 16-bit clips, neither silent nor clipped.
     for seg in beat.segments:
         info = soundfile.info(seg.clip)

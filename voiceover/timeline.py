@@ -74,6 +74,7 @@ class BeatTiming:
     pause_s: float
     bookmarks: dict[str, float]  # bookmark name -> seconds from the start of the scene
     segments: tuple[Segment, ...]
+    sources: tuple[str, ...] = ()  # reference keys the beat cites (`voiceover/references.toml`)
 
     @property
     def duration_s(self) -> float:
@@ -127,6 +128,7 @@ class Timeline:
                 b["pause_s"],
                 dict(b["bookmarks"]),
                 tuple(Segment(**s) for s in b["segments"]),
+                tuple(b.get("sources") or ()),  # absent in timelines written before sources
             )
             for b in data["beats"]
         )
@@ -361,7 +363,7 @@ def build_timeline(
             segments, cuts = _segment_beat(engine, beat, resolved, recorded, clock, stats)
         marks = dict(zip(beat.bookmarks, cuts))
         end = segments[-1].end_s if segments else clock
-        beats.append(BeatTiming(beat.name, clock, end - clock, beat.pause_s, marks, tuple(segments)))
+        beats.append(BeatTiming(beat.name, clock, end - clock, beat.pause_s, marks, tuple(segments), beat.sources))
         clock = end + beat.pause_s
     voice = identity(engine)
     if stats.recorded:

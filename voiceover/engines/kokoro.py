@@ -6,10 +6,29 @@ checked by `voiceover.engines.kokoro_assets` (see there; `setup.sh` runs its `in
 
 A sentence is spoken in one pass, so it keeps its intonation. The graph is given one
 more output at load time: the duration it predicts for every phoneme token, in frames of
-600 samples at 24 kHz, which add up to the audio's length exactly. Each word's start is
-the start of its first phoneme token, so a bookmark placed before a word is exact to the
-frame without cutting the sentence (`synthesize_words`). The 24 kHz audio is resampled to
-the clips' 48 kHz (x2 exactly, so every time stays a whole number of samples).
+600 samples at 24 kHz, which add up to the audio's length exactly. The voice does not
+follow those frames to the sample: its sound runs ahead of them (issue 21). A word that
+follows a pause (the sentence's leading pad, a comma) starts where its sound becomes
+audible in the audio the model just made, found after the pause (`_Levels`); a word said
+straight after another starts `ACOUSTIC_LEAD` before its first phoneme token. So a
+bookmark placed before a word fires when the word is heard, and the clip cut there ends
+in the pause, without cutting the sentence (`synthesize_words`). The 24 kHz audio is
+resampled to the clips' 48 kHz (x2 exactly, so every time stays a whole number of samples).
+
+Why measured and not read from the durations (issue 21, measured 2026-12-01 over the 17
+scenes of the lecture, 235 sentences, `benchmarks/bench_onsets.py` and the same data read
+token by token): the durations are mapped to samples correctly (token i starts at the sum
+of the durations before it, the leading pad token 0 included, and they add up to the audio
+to the sample), but the sound the decoder makes leads that grid. A sentence's first word becomes
+audible a median 1000 samples (41.7 ms, 1.7 frames) before its first phoneme token, and
+161 of the 242 sentence-opening bookmarks were exactly that late; the sound of a sentence's
+last phoneme stops a median 2.5 frames before that token ends; a voiceless stop between
+vowels has its silence centred 2.2-3 frames before its token's centre. It is not a
+constant, though: a sentence's first sound falls on frame 8 (sometimes 7) of the leading
+silence, 190 samples in, whatever the predicted pad (9, 10 or 11 frames), so it comes
+17, 42 or 67 ms before the first phoneme token; after a comma, 21 to 74 ms before (10th
+to 90th percentile). No reading of the durations gives that, so where there is a pause
+the start is measured; elsewhere there is nothing to measure, and the median lead is used.
 
 Speed (see `benchmarks/bench_narration.py`). The model costs about 0.75 processor-seconds
 per second of speech, nearly all of it in the vocoder, whose convolutions run in float
@@ -50,8 +69,25 @@ DEFAULT_LANG = "es-419"  # Latin American "s"; "es" gives the Castilian "θ"
 LANGS = ("es-419", "es")
 NATURAL_WPM = 165  # ef_dora's rate at speed 1.0, to read a speed in words per minute
 MAX_TOKENS = 500  # the model takes 510 tokens; a longer sentence is cut at a clause
-RULES = 2  # bump when the way text becomes a clip changes (part of the cache key); 2: float vocoder
+# Bump when the way text becomes a clip or its word starts changes (part of the cache key):
+# 2: float vocoder; 3: a word starts where it is heard (issue 21).
+RULES = 3
 UPSAMPLE = CLIP_RATE_HZ // assets.MODEL_RATE_HZ  # 2
+# How far the voice's sound runs ahead of the predicted durations, in samples at 24 kHz,
+# where no pause lets it be measured: the median over the lecture's 235 sentence-initial
+# words (measured 2026-12-01, 17 scenes; after a comma the median is 1149, see above).
+ACOUSTIC_LEAD = 1000
+# A word after a pause becomes audible at the first sample whose level rises to within
+# ONSET_RANGE_DB of the sentence's loudest 10 ms window (issue 21's speech onset: Kokoro's
+# pauses are digital silence, so this is the sound's edge; for a voiceless stop it is the
+# burst, the closure before it staying below the threshold), after at least MIN_PAUSE of
+# near-silence, found from the start of the word's preceding punctuation and spaces (the
+# pad, for a sentence's first word) to one frame after its first phoneme token. A voiceless
+# stop's closure after a plain space can be such a pause too: the word then starts at its burst.
+ONSET_RANGE_DB = 30.0
+ONSET_WINDOW = 240  # 10 ms at 24 kHz
+ONSET_HOP = 24  # 1 ms
+MIN_PAUSE = 1200  # 50 ms (two frames): a comma's pause is longer, the space between two words mostly shorter
 _PUNCT = set(';:,.!?¡¿—…"«»“”()[] ')
 _CLAUSE_END_RE = re.compile(r"[,;:—–][»\"')]*$")
 
@@ -212,25 +248,82 @@ class KokoroEngine:
             raise EngineError(f"a single word too long for Kokoro ({len(tokens)} phonemes): {units[0][:60]!r}")
         style = runtime.style(self.voice, len(tokens), self.root)
         audio, durations = runtime.infer(tokens, style, self.speed)
-        # edges[i] = sample where token i starts (token 0 is the leading pad).
+        # edges[k] = sample where the model's input k starts: k = 0 is the leading pad, so
+        # phoneme token i starts at edges[1 + i].
         edges = np.concatenate([[0], np.cumsum(durations)]) * assets.FRAME_SAMPLES
         if edges[-1] != len(audio):
             raise EngineError(
                 f"Kokoro's durations ({edges[-1]} samples) do not add up to its audio "
                 f"({len(audio)} samples); the model is not the one pinned"
             )
+        levels = _Levels.of(audio)
+        silent = {runtime.vocab[c] for c in _PUNCT if c in runtime.vocab}
         starts = []
         for i in range(len(units)):
-            char = unit_at[i]
-            # Skip what is not a phoneme (punctuation, a space) to the word's first sound.
-            while char < len(phonemes) and phonemes[char] in _PUNCT:
-                char += 1
-            token = token_of_char[char] if char < len(phonemes) else len(tokens)
-            starts.append(int(edges[1 + token]) if token < len(tokens) else int(edges[-2]))
+            token = _first_token(phonemes, unit_at[i], token_of_char, len(tokens))
+            if token >= len(tokens):  # nothing to say: where the trailing pad starts
+                starts.append(int(edges[-2]))
+                continue
+            gap = token  # back over the punctuation and spaces before the word
+            while gap > 0 and tokens[gap - 1] in silent:
+                gap -= 1
+            starts.append(_word_start(levels, int(edges[1 + token]), int(edges[1 + gap]) if gap else 0))
         starts.append(len(audio))
         for i in range(len(starts) - 2, -1, -1):  # a unit with no sound starts where the next does
             starts[i] = min(starts[i], starts[i + 1])
         return audio, starts
+
+
+def _first_token(phonemes: str, char: int, token_of_char: Sequence[int], n_tokens: int) -> int:
+    """The token of the first phoneme at or after `char`, skipping what is not one
+    (punctuation, a space); `n_tokens` when there is none (a unit with no sound)."""
+    while char < len(phonemes) and phonemes[char] in _PUNCT:
+        char += 1
+    return token_of_char[char] if char < len(phonemes) else n_tokens
+
+
+def _word_start(levels: _Levels, phoneme: int, gap: int) -> int:
+    """Where a word is heard: after a pause, where its sound rises (searched from `gap`,
+    where the punctuation and spaces before it start, to one frame after `phoneme`, where
+    its first phoneme token starts); else `ACOUSTIC_LEAD` before `phoneme`."""
+    heard = levels.onset_after_pause(gap, phoneme + assets.FRAME_SAMPLES)
+    return heard if heard is not None else max(phoneme - ACOUSTIC_LEAD, 0)
+
+
+@dataclass(frozen=True)
+class _Levels:
+    """A sentence's loudness in 10 ms windows, one every 1 ms, to find where a word's
+    sound rises after a pause."""
+
+    audio: npt.NDArray[np.float32]
+    loud: npt.NDArray[np.bool_]  # window k (samples k * ONSET_HOP on) within ONSET_RANGE_DB of the loudest
+    loud_before: npt.NDArray[np.int64]  # how many of windows 0 .. k - 1 are loud
+    threshold: float  # the same threshold, as a sample's magnitude
+
+    @classmethod
+    def of(cls, audio: npt.NDArray[np.float32]) -> _Levels:
+        n = max((len(audio) - ONSET_WINDOW) // ONSET_HOP + 1, 0)
+        firsts = np.arange(n) * ONSET_HOP
+        energy = np.concatenate([[0.0], np.cumsum(np.square(audio, dtype=np.float64))])
+        level = 10 * np.log10((energy[firsts + ONSET_WINDOW] - energy[firsts]) / ONSET_WINDOW + 1e-20)
+        threshold = float(level.max()) - ONSET_RANGE_DB if n else 0.0
+        loud = level >= threshold
+        return cls(audio, loud, np.concatenate([[0], np.cumsum(loud)]), 10 ** (threshold / 20))
+
+    def onset_after_pause(self, lo: int, hi: int) -> int | None:
+        """The last sample in [lo, hi] where the sound rises after at least MIN_PAUSE of
+        near-silence (the first sample of that window to reach the threshold), or None."""
+        quiet = MIN_PAUSE // ONSET_HOP
+        first = max(-(-(lo - ONSET_WINDOW) // ONSET_HOP), quiet)
+        k = np.arange(first, min(hi // ONSET_HOP + 1, len(self.loud)))
+        rises = k[self.loud[k] & (self.loud_before[k] == self.loud_before[k - quiet])]
+        for window in rises[::-1]:
+            at = int(window) * ONSET_HOP
+            above = np.flatnonzero(np.abs(self.audio[at : at + ONSET_WINDOW]) >= self.threshold)
+            onset = at + (int(above[0]) if len(above) else 0)
+            if lo <= onset <= hi:
+                return onset
+        return None
 
 
 def _cut_point(units: Sequence[str]) -> int:
