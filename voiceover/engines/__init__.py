@@ -78,7 +78,7 @@ class AlignedEngine(Engine, Protocol):
     def synthesize_words(self, units: Sequence[str], out_wav: Path) -> list[int]:
         """Speak the words `units` (one sentence; a unit may hold several words, e.g. a
         respelling) in one pass into `out_wav` (48 kHz mono 16-bit). Returns, for each
-        unit, the sample of `out_wav` where its first phoneme starts, then the clip's
+        unit, the sample of `out_wav` where it starts to sound, then the clip's
         length in samples (len(units) + 1 numbers, non-decreasing)."""
 
 
