@@ -23,10 +23,13 @@ from manim import DOWN, LEFT, RIGHT, Mobject, Rectangle, VGroup
 from scenes.kit import (
     activation_graph,
     attention_map,
+    badges,
     block_diagram,
     blocks,
     cards,
+    citation,
     curves,
+    directions,
     iceberg,
     icons,
     layer_stack,
@@ -40,6 +43,7 @@ from scenes.kit import (
     specialists,
     stamps,
     stencil,
+    superposition,
     tokens,
     widths,
 )
@@ -642,3 +646,119 @@ def _width_bars():
     d_model, d_ff = _n("params.gpt2_small.d_model"), _n("params.gpt2_small.d_ff")
     captions = [ty.fmt_int(d) for d in (d_model, d_ff, d_model)]
     return widths.WidthBars((d_model, d_ff, d_model), unit_height=3.0 / d_ff, captions=captions)
+
+
+# -- badges --------------------------------------------------------------------------------
+
+
+class _Registry:
+    """What a badge reads of its scene (`number`), from the audited registry."""
+
+    def number(self, key: str):
+        return _n(key)
+
+
+@sample_of(badges.ModelBadge)
+def _model_badges():
+    return VGroup(*(badges.model_badge(_Registry(), m) for m in badges.MODELS)).arrange_in_grid(2, 2, buff=0.3)
+
+
+# -- citation ------------------------------------------------------------------------------
+
+
+@sample_of(citation.Citation)
+def _citation():
+    return citation.Citation.of(("geva2021", "dai2022"))
+
+
+# -- directions (added with the features scene) -----------------------------------------------
+
+
+def _key_plane() -> directions.DirectionPlane:
+    return directions.DirectionPlane(u_range=(-3.1, 2.6), scale=0.8)
+
+
+@sample_of(directions.VectorStrip)
+def _vector_strip():
+    return directions.VectorStrip(_n("features.x"), rows=2, cell=0.3)
+
+
+@sample_of(directions.DirectionPlane)
+def _direction_plane():
+    plane = _key_plane()
+    u, w = _n("features.pusher.plane_x")
+    key = plane.arrow(_n("features.pusher.key_norm"), 0, color=palette.HIGHLIGHT)
+    return VGroup(plane, plane.arrow(u, w, color=palette.FFN), key)
+
+
+@sample_of(directions.Shadow)
+def _shadow():
+    plane = _key_plane()
+    u, w = _n("features.pusher.plane_x")
+    return VGroup(plane, plane.arrow(u, w, color=palette.FFN), directions.Shadow(plane, u, w, offset=-0.6))
+
+
+@sample_of(directions.ThresholdLine)
+def _threshold_line():
+    plane = _key_plane()
+    line = directions.ThresholdLine(plane, _n("features.pusher.threshold"), w_range=(-0.8, 3.0))
+    return VGroup(plane, line, line.passing(_n("features.pusher.shadow")))
+
+
+@sample_of(directions.ShadowRows)
+def _shadow_rows():
+    return directions.ShadowRows(
+        _n("features.subjects"),
+        _n("features.pusher.fact_shadows"),
+        _n("features.pusher.threshold"),
+        u_range=(-3.0, 2.2),
+        highlight=_n("features.fact_index"),
+    )
+
+
+@sample_of(directions.WordBars)
+def _word_bars():
+    return directions.WordBars(
+        _n("features.pusher.lens_words"), _n("features.pusher.lens_logits"), highlight=(_n("features.answer"),)
+    )
+
+
+# -- superposition (added by N2) -----------------------------------------------------------
+
+
+@sample_of(superposition.FeatureStar)
+def _feature_star():
+    threshold = _n("superposition.threshold")
+    dense = superposition.FeatureStar(_n("superposition.dense.weights"), unit=1.3, threshold=threshold)
+    sparse = superposition.FeatureStar(_n("superposition.sparse.weights"), unit=1.3, threshold=threshold)
+    stars = VGroup(dense, sparse).arrange(RIGHT, buff=1.2)
+    sparse_label = f"dispersión {ty.fmt_decimal(_n('superposition.sparse.sparsity'), 1)}"
+    captions = VGroup(
+        ty.label(f"dispersión {ty.fmt_decimal(_n('superposition.dense.sparsity'), 0)}").next_to(dense, DOWN, buff=0.2),
+        ty.label(sparse_label).next_to(sparse, DOWN, buff=0.2),
+    )
+    return VGroup(stars, captions, sparse.outline())
+
+
+@sample_of(superposition.ToyModelDiagram)
+def _toy_model_diagram():
+    return superposition.ToyModelDiagram(_n("superposition.n_features"), _n("superposition.n_hidden"))
+
+
+@sample_of(superposition.FeatureSamples)
+def _feature_samples():
+    dense = superposition.FeatureSamples(_n("superposition.dense.examples"))
+    sparse = superposition.FeatureSamples(_n("superposition.sparse.examples"))
+    return VGroup(dense, sparse).arrange(RIGHT, buff=1.0)
+
+
+@sample_of(superposition.ToyModelTag)
+def _toy_model_tag():
+    return superposition.ToyModelTag(
+        ty.fmt_int(_n("superposition.n_features")), ty.fmt_int(_n("superposition.n_hidden"))
+    )
+
+
+@sample_of(superposition.NeuronsToFeatures)
+def _neurons_to_features():
+    return superposition.NeuronsToFeatures()
