@@ -4,9 +4,10 @@ The toy model of Elhage et al. (2022), trained here (ffn_core.superposition): fi
 features through two hidden dimensions and back. Its learned feature directions, drawn as
 arrows in the hidden plane, at two sparsities: dense (two features kept, perpendicular, the
 rest dropped) and sparse (all five packed at wide angles, a near pentagon); the price
-(interference, cut by the bias and the ReLU); how many seeds reach each picture. Then a
-real polysemantic neuron of MiniLM (found by the closing scene's search) as what
-superposition would predict in a real model, said as consistent with it, not proof.
+(interference, cut by the bias and the ReLU). The sparse picture is the best of several
+seeds; the narration says how many of them reach it. Then a real polysemantic neuron of
+MiniLM (found by the closing scene's search) as what superposition would predict in a real
+model, said as consistent with it, not proof.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from manim import (
     DL,
     DOWN,
-    DR,
     LEFT,
     RIGHT,
     UL,
@@ -29,7 +29,6 @@ from manim import (
     Indicate,
     LaggedStart,
     ReplacementTransform,
-    SurroundingRectangle,
     Text,
     VGroup,
     Write,
@@ -62,7 +61,7 @@ class Superposition(NarratedScene):
         self.problem()
         self.toy_model()
         self.two_sparsities()
-        self.price_and_seeds()
+        self.price()
         self.real_neuron()
 
     # -- the problem of room ---------------------------------------------------------------
@@ -264,8 +263,8 @@ class Superposition(NarratedScene):
         """One line of the panel beside the star, its left edge at PANEL_X."""
         return ty.label(text, color=color).move_to((PANEL_X, y, 0), aligned_edge=LEFT)
 
-    # -- the price, and the seeds -----------------------------------------------------------
-    def price_and_seeds(self) -> None:
+    # -- the price ---------------------------------------------------------------------------
+    def price(self) -> None:
         star = self.sparse_star
         i = self.number("superposition.sparse.leak.feature")
         j = self.number("superposition.sparse.leak.neighbour")
@@ -299,42 +298,9 @@ class Superposition(NarratedScene):
                 FadeOut(VGroup(star.drawn_arrows, star.drawn_labels, push, heading, pushed, cut, rare)),
                 FadeOut(self.star_base),
                 FadeOut(VGroup(*self.stage[:2])),
+                FadeOut(self.tag),
                 run_time=b.remaining(),
             )
-
-        with self.beat("semillas") as b:
-            seeds = self.number("superposition.n_seeds")
-            heading = ty.title(
-                f"{seeds} entrenamientos, dispersión {ty.fmt_decimal(self.number('superposition.sparse.sparsity'), 1)}"
-            )
-            heading.to_edge(UP, buff=0.45)
-            threshold = self.number("superposition.threshold")
-            counts = self.number("superposition.sparse.runs_n_represented")
-            best = self.number("superposition.sparse.best_seed")
-            seeds_of_runs = self.number("superposition.sparse.runs_seed")
-            minis = VGroup()
-            for weights, count in zip(self.number("superposition.sparse.runs_weights"), counts):
-                mini = FeatureStar(
-                    weights, unit=0.72, threshold=threshold, labels=False, show_threshold=False, stroke_width=4
-                )
-                caption = ty.label(f"{count} rasgos", color=palette.FFN if count == self.n else palette.MUTED)
-                caption.next_to(mini.ring, DOWN, buff=0.2)
-                minis.add(VGroup(mini, caption))
-            minis.arrange_in_grid(rows=2, buff=(0.6, 0.35)).next_to(heading, DOWN, buff=0.35)
-            self.play(FadeIn(heading), FadeIn(self.tag), run_time=b.until("ocho"))
-            self.play(LaggedStart(*(FadeIn(s) for s in minis), lag_ratio=0.15), run_time=b.until("cinco"))
-            full = [s for s, c in zip(minis, counts) if c == self.n]
-            short = [s for s, c in zip(minis, counts) if c == self.n - 1]
-            self.play(*(Indicate(s[1], color=palette.FFN) for s in full), run_time=b.until("cuatro"))
-            shown = SurroundingRectangle(minis[seeds_of_runs.index(best)], color=palette.HIGHLIGHT, buff=0.1)
-            shown_note = ty.small("el mostrado: el de menor error", color=palette.HIGHLIGHT)
-            shown_note.to_corner(DR, buff=0.3)
-            self.play(
-                *(Indicate(s[1], color=palette.INK) for s in short),
-                run_time=0.5 * b.speech_remaining(),
-            )
-            self.play(Create(shown), FadeIn(shown_note), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, minis, shown, shown_note, self.tag)), run_time=b.remaining())
 
     # -- a real polysemantic neuron ----------------------------------------------------------
     def real_neuron(self) -> None:

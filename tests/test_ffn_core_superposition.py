@@ -97,7 +97,7 @@ def test_the_shown_run_is_the_one_with_the_lowest_held_out_loss_and_the_counts_a
         assert weights == _n(f"superposition.{part}.weights")
         counts = [sum(_norm(r) > THRESHOLD for r in w) for w in _n(f"superposition.{part}.runs_weights")]
         assert tuple(counts) == _n(f"superposition.{part}.runs_n_represented")
-    # the narration: "de 8 entrenamientos, 4 llegaron a los 5 rasgos y 4 se quedaron con 4"
+    # the narration: "en 4 de 8 entrenamientos caben los 5 ...; en el mejor, ..." (the others keep 4)
     with_n, with_fewer = (
         _n("superposition.sparse.runs_with_n_features"),
         _n("superposition.sparse.runs_with_n_minus_one"),

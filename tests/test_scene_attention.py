@@ -110,7 +110,8 @@ def test_output_is_the_weight_matrix_times_the_values(attention):
 
 
 def test_what_the_narration_says_about_the_row_of_es_is_true(attention):
-    # "La primera lleva «es» hacia «limón»": head 1 puts (almost) all of «es» on «limón»,
+    # "Al leer «es», esta cabeza mira solo a «limón»" (and «La primera es la que vimos»): head 1
+    # puts (almost) all of «es» on «limón»,
     # so the output of «es» is limón's value row.
     es, limon = attention.index(FOCUS_QUERY), attention.index("limón")
     assert attention.top_key(0, FOCUS_QUERY) == "limón"

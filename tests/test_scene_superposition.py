@@ -49,6 +49,14 @@ def test_what_the_narration_says_of_the_two_sparsities_is_what_the_trained_weigh
     # "caben los {n} en {m} dimensiones ... casi un pentágono"
     assert _n("superposition.sparse.n_represented") == n == 5
     assert abs(_n("superposition.sparse.min_gap_deg") - 72) < 6 and abs(_n("superposition.sparse.max_gap_deg") - 72) < 6
+    # "en {..} de {..} entrenamientos caben los {n} ...; en el mejor, ..." (the one drawn)
+    assert (
+        "en {superposition.sparse.runs_with_n_features:entero} de {superposition.n_seeds:entero} entrenamientos" in text
+    )
+    runs = _n("superposition.sparse.runs_n_represented")
+    assert sum(c == n for c in runs) == _n("superposition.sparse.runs_with_n_features") < _n("superposition.n_seeds")
+    best = _n("superposition.sparse.runs_seed").index(_n("superposition.sparse.best_seed"))
+    assert runs[best] == n and _n("superposition.sparse.runs_weights")[best] == _n("superposition.sparse.weights")
     # "solo el {..} trae dos o más" / "dos rasgos rara vez coinciden"
     assert _n("superposition.sparse.two_or_more_share") < 0.1
     # "el sesgo negativo y la ReLU dejan pasar solo el {..} de ese empujón"
