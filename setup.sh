@@ -36,8 +36,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 # Reinstall only when the project's declared dependencies or their lock change.
-# constraints.txt holds the exact versions of the last verified environment (see lecture/lock.py;
-# refresh it with `.venv/bin/python -m lecture.lock` after a green test run).
+# constraints.txt holds the exact versions of the last verified environment (see lecture/constraints.py;
+# refresh it with `.venv/bin/python -m lecture.constraints` after a green test run).
 stamp=.venv/.ffn-video-installed
 want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then

@@ -18,7 +18,7 @@ Takes several minutes: two full renders of the lecture.
 With `--workers N` it measures instead the publishing render of the scenes named by `--only`
 (all of them when omitted) at `--quality`, side by side in one run: each scene rendered
 unsplit in one manim process, one scene after another; then all of them cut into chunks
-(`lecture.chunks`; `--chunk-s` sets the target length) rendered on a local Dask cluster of
+(`lecture.farm.cuts`; `--chunk-s` sets the target length) rendered on a local Dask cluster of
 N worker processes; the two alternate `--repeat` times (default 3), because the CPU
 seconds of one render vary by 10 to 30 % between runs on a shared machine. It prints, for
 each repetition and as medians, the wall time and the CPU seconds of the manim processes;

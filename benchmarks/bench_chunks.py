@@ -28,16 +28,16 @@ from pathlib import Path
 
 from rich.console import Console
 
-from lecture.cache import scene_key
-from lecture.chunk_render import ChunkUnit, render_chunk
-from lecture.chunked import ChunkPolicy, SceneJob, run_chunked
-from lecture.chunks import total_frames
-from lecture.dask_cluster import dask_executor, parse_scheduler
-from lecture.display import BuildDisplay
-from lecture.mux import framemd5
+from lecture.build.cache import scene_key
+from lecture.build.display import BuildDisplay
+from lecture.farm.chunk import ChunkUnit, render_chunk
+from lecture.farm.cluster import dask_executor, parse_scheduler
+from lecture.farm.cuts import total_frames
+from lecture.farm.jobs import ChunkPolicy, SceneJob, run_chunked
+from lecture.farm.launcher import RenderUnit
+from lecture.media.ffmpeg import framemd5
 from lecture.plan import load_plan, select
 from lecture.qualities import get_quality
-from lecture.render import RenderUnit
 from voiceover.atomic import write_json
 from voiceover.timeline import build_timeline
 

@@ -26,7 +26,7 @@ from fixtures.faults import FAULTS, inject, lecture_is_correct  # noqa: E402
 
 
 def main() -> int:
-    from lecture.build import build
+    from lecture.build.pipeline import build
 
     os.environ.setdefault("FFN_VOICE_ENGINE", "espeak")
     tally: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return narrate_main(argv[1:])
     args = parser().parse_args(argv)
     console = Console(stderr=True)
-    from lecture.build import BuildLocked
+    from lecture.build.pipeline import BuildLocked
 
     try:
         if args.command == "build":
@@ -128,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(args, console: Console) -> int:
-    from lecture.build import build
-    from lecture.display import print_summary
+    from lecture.build.display import print_summary
+    from lecture.build.pipeline import build
 
     report = build(
         args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=args.scheduler, chunk_s=args.chunk_s
@@ -143,16 +143,16 @@ def _build(args, console: Console) -> int:
 
 
 def _watch(args, console: Console) -> int:
-    from lecture.watch import watch
+    from lecture.build.watch import watch
 
     watch(args.quality, interval_s=args.interval, jobs=args.jobs, console=console)
     return 0
 
 
 def _scenes(args) -> int:
-    from lecture.build import build_dir
-    from lecture.listing import format_rows, scene_rows
+    from lecture.build.pipeline import build_dir
     from lecture.plan import load_plan
+    from lecture.review.listing import format_rows, scene_rows
 
     rows = scene_rows(load_plan(), build_dir())
     if args.json:
@@ -164,9 +164,9 @@ def _scenes(args) -> int:
 
 
 def _storyboard(args) -> int:
-    from lecture.build import build_dir, renders_dir
+    from lecture.build.pipeline import build_dir, renders_dir
     from lecture.plan import load_plan, select
-    from lecture.storyboard import write_storyboard
+    from lecture.review.storyboard import write_storyboard
 
     plan = load_plan()
     only = {s.name for s in select(plan, args.only)} if args.only else None
@@ -176,8 +176,8 @@ def _storyboard(args) -> int:
 
 
 def _gallery(args, console: Console) -> int:
-    from lecture.build import build_dir, renders_dir
-    from lecture.gallery import write_gallery
+    from lecture.build.pipeline import build_dir, renders_dir
+    from lecture.review.gallery import write_gallery
 
     page, sheets = write_gallery(renders_dir() / args.quality / "gallery", args.quality, build_dir() / "gallery")
     for sheet in sheets:
@@ -188,9 +188,9 @@ def _gallery(args, console: Console) -> int:
 
 
 def _numbers(args) -> int:
-    from lecture.build import build_dir
-    from lecture.listing import audit_lines, audit_rows
+    from lecture.build.pipeline import build_dir
     from lecture.plan import load_plan
+    from lecture.review.listing import audit_lines, audit_rows
 
     rows = audit_rows(load_plan(), build_dir())
     if args.json:
@@ -224,8 +224,8 @@ def _publish(args, console: Console) -> int:
 
 
 def _check(args) -> int:
+    from lecture.youtube.bundle_paths import bundle_paths
     from lecture.youtube.check import check_bundle, format_results
-    from lecture.youtube.paths import bundle_paths
 
     results = check_bundle(bundle_paths(args.quality), quality=args.quality)
     print("\n".join(format_results(results)))

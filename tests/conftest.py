@@ -32,7 +32,7 @@ def preview_build(tmp_path_factory):
     # the build's own artefacts (renders, records) still start empty.
     os.environ["FFN_CACHE_DIR"] = str(root / "cache")
     try:
-        from lecture.build import build
+        from lecture.build.pipeline import build
 
         report = build("preview", jobs=2)
         assert report.ok, report.failed

@@ -71,8 +71,8 @@ def test_a_badge_is_a_small_legible_tag_in_two_layouts():
 
 def test_the_audit_attributes_a_badges_numbers_to_the_scene_wearing_it(tmp_path):
     from ffn_core.numbers import all_numbers
-    from lecture.audit import badge_numbers, numbers_with_scenes
     from lecture.plan import PlannedScene
+    from lecture.review.audit import badge_numbers, numbers_with_scenes
 
     assert badge_numbers() == BADGE_NUMBERS  # read from the source, without importing manim
     module = tmp_path / "escena.py"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lecture import cache
+from lecture.build import cache
 from lecture.plan import PlannedScene
 from lecture.qualities import QUALITIES
 from voiceover.timeline import BeatTiming, Segment, Timeline

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lecture.chapters import SceneSpan, chapters_text, make_chapters, timestamp, youtube_problems
+from lecture.media.chapter_marks import SceneSpan, chapters_text, make_chapters, timestamp, youtube_problems
 
 
 def _spans(*durations: float) -> list[SceneSpan]:

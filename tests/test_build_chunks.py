@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from fixtures.build_support import FIXTURES, base_lecture, fresh_copy, quiet_console
 
-from lecture.build import build
-from lecture.chunk_render import ChunkUnit, render_chunk
-from lecture.chunked import ChunkPolicy, SceneJob, run_chunked
-from lecture.chunks import (
+from lecture.build.display import BuildDisplay
+from lecture.build.pipeline import build
+from lecture.farm.chunk import ChunkUnit, render_chunk
+from lecture.farm.cuts import (
     Chunk,
     RenderedRange,
     TilingError,
@@ -26,11 +26,11 @@ from lecture.chunks import (
     plan_chunks,
     target_seconds,
 )
-from lecture.display import BuildDisplay
-from lecture.mux import framemd5
+from lecture.farm.jobs import ChunkPolicy, SceneJob, run_chunked
+from lecture.farm.launcher import RenderUnit, read_log
+from lecture.media.ffmpeg import framemd5
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
-from lecture.render import RenderUnit, read_log
 from voiceover.atomic import write_json
 from voiceover.timeline import BeatTiming, Timeline
 
@@ -148,7 +148,7 @@ class ChunkScene:
         return build_timeline("tiny_c", script=self.scene.load_script())
 
     def job(self, timeline: Timeline, tag: str) -> SceneJob:
-        from lecture.cache import scene_key
+        from lecture.build.cache import scene_key
 
         q = self.quality
         key = scene_key(self.scene, timeline, q)
@@ -265,7 +265,7 @@ def test_an_animation_that_spans_a_cut_stays_whole_in_the_chunk_it_started_in(tm
 
 
 def test_a_chunk_that_cannot_see_the_repository_says_so_in_spanish(tmp_path):
-    from lecture.dask_worker import run_on_worker
+    from lecture.farm.remote import run_on_worker
 
     unit = ChunkUnit(
         "tiny_c", 0, 1, "x.py", "X", 854, 480, FPS, 0, None, str(tmp_path / "t.json"), str(tmp_path),
@@ -301,7 +301,7 @@ def test_a_build_killed_midway_resumes_with_the_chunks_it_finished(tmp_path, mon
 
 
 def test_local_builds_cut_scenes_for_the_manim_processes_the_cores_can_run_side_by_side():
-    from lecture.steps.render import render_executor
+    from lecture.build.render import render_executor
 
     with render_executor(None, 2) as two, render_executor(None, 16) as sixteen:
         assert two.workers == 1 and sixteen.workers == 8  # one manim keeps about two cores busy

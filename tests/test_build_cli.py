@@ -8,8 +8,8 @@ import threading
 import pytest
 from fixtures.build_support import fresh_copy, quiet_console
 
+from lecture.build.watch import changed, snapshot, watch, watched_files
 from lecture.cli import main
-from lecture.watch import changed, snapshot, watch, watched_files
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_watch_rebuilds_after_a_narration_edit(tiny):
 
 
 def test_an_edit_saved_while_watch_is_building_is_built_next(tiny):
-    from lecture.build import build
+    from lecture.build.pipeline import build
 
     script = tiny.script("tiny_a")
     calls = []

@@ -7,7 +7,7 @@ import pytest
 from fixtures.build_support import fresh_copy, quiet_console
 from fixtures.faults import FAULTS, inject, lecture_is_correct
 
-from lecture.build import build
+from lecture.build.pipeline import build
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.name)

@@ -16,10 +16,10 @@ import pytest
 from fixtures.build_support import base_lecture, frames_of, fresh_copy, quiet_console
 from test_build_chunks import FPS
 
-from lecture.build import build
-from lecture.chunk_render import ChunkUnit
-from lecture.dask_cluster import ENV_VAR, SchedulerSpec, configured_scheduler, dask_executor, parse_scheduler
-from lecture.mux import framemd5
+from lecture.build.pipeline import build
+from lecture.farm.chunk import ChunkUnit
+from lecture.farm.cluster import ENV_VAR, SchedulerSpec, configured_scheduler, dask_executor, parse_scheduler
+from lecture.media.ffmpeg import framemd5
 
 pytest.importorskip("distributed")
 
@@ -44,7 +44,7 @@ def two_workers():
 
 
 def test_a_worker_that_cannot_see_the_files_fails_its_task_with_words_not_a_traceback(two_workers, tmp_path):
-    from lecture.dask_worker import run_on_worker
+    from lecture.farm.remote import run_on_worker
 
     unit = ChunkUnit(
         "tiny_c", 0, 1, "x.py", "X", 854, 480, FPS, 0, None, str(tmp_path / "t.json"), str(tmp_path),
@@ -132,8 +132,8 @@ def test_the_worker_code_travels_by_value_and_runs_where_the_repository_cannot_b
 
     from distributed.protocol.pickle import dumps
 
-    from lecture.dask_cluster import _send_worker_code_by_value
-    from lecture.dask_worker import run_on_worker
+    from lecture.farm.cluster import _send_worker_code_by_value
+    from lecture.farm.remote import run_on_worker
 
     _send_worker_code_by_value()
     (tmp_path / "task.pkl").write_bytes(dumps(run_on_worker))

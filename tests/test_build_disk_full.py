@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fixtures.build_support import base_lecture, quiet_console, write_tiny_lecture
 
-from lecture.build import build
+from lecture.build.pipeline import build
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import pytest
 import soundfile
 from fixtures.build_support import frames_of, fresh_copy, narration_offsets_ms, quiet_console
 
-from lecture.build import build
-from lecture.mux import probe
-from lecture.steps import narrate as narrate_step
+from lecture.build.pipeline import build
+from lecture.build.state import narrate as narrate_step
+from lecture.media.ffmpeg import probe
 
 
 class NoRenderExecutor(Executor):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from fixtures.build_support import quiet_console, write_tiny_lecture
 
-from lecture.build import build
-from lecture.mux import framemd5
+from lecture.build.pipeline import build
+from lecture.media.ffmpeg import framemd5
 
 
 def _clean_build(root: Path, monkeypatch) -> Path:

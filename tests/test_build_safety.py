@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fixtures.build_support import TinyLecture, frames_of, fresh_copy, narration_offsets_ms, quiet_console
 
-from lecture.build import BuildLocked, build
-from lecture.mux import probe
+from lecture.build.pipeline import BuildLocked, build
+from lecture.media.ffmpeg import probe
 from voiceover.timeline import Timeline
 
 

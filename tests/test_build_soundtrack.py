@@ -11,8 +11,8 @@ import pyloudnorm
 import pytest
 import soundfile
 
-from lecture import soundtrack as st
-from lecture.sync_check import best_lag
+from lecture.media import soundtrack as st
+from lecture.media.sync_check import best_lag
 
 
 def _tone(path: Path, seconds: float, amplitude: float, rate: int = st.RATE_HZ) -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from fixtures.build_support import quiet_console, write_tiny_lecture
 
-from lecture.sync_check import MAX_LENGTH_GAP_MS, MAX_OFFSET_MS, best_lag, measure
+from lecture.media.sync_check import MAX_LENGTH_GAP_MS, MAX_OFFSET_MS, best_lag, measure
 
 FIVE = [
     (f"s{i}", cls, script)
@@ -29,7 +29,7 @@ def five_scene_lecture(tmp_path_factory):
     for k, v in lecture.env().items():
         mp.setenv(k, v)
     try:
-        from lecture.build import build
+        from lecture.build.pipeline import build
 
         report = build("preview", jobs=2, console=quiet_console())
         assert report.ok, report.failed

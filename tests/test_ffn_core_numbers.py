@@ -207,7 +207,7 @@ def test_asking_for_one_dataset_computes_only_its_group(tmp_path):
 
 def test_a_render_that_drew_a_dataset_is_reused_while_its_digest_holds(tmp_path):
     from ffn_core.numbers import dataset, logged_value
-    from lecture.cache import CacheRecord, is_fresh
+    from lecture.build.cache import CacheRecord, is_fresh
 
     (tmp_path / "k.mp4").write_bytes(b"video")
     read = {"approx.fits": dataset("approx.fits").logged, "approx.interval": (-2.0, 2.0)}

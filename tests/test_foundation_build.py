@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lecture.mux import moov_before_mdat, probe
+from lecture.media.ffmpeg import moov_before_mdat, probe
 from lecture.plan import load_plan
 from voiceover.timeline import load_timeline
 
@@ -96,7 +96,7 @@ def test_lecture_lasts_the_sum_of_its_scenes(preview_build):
 
 
 def test_every_scene_narration_plays_in_the_lecture_where_its_own_file_has_it(preview_build):
-    from lecture.sync_check import MAX_LENGTH_GAP_MS, MAX_OFFSET_MS, measure
+    from lecture.media.sync_check import MAX_LENGTH_GAP_MS, MAX_OFFSET_MS, measure
 
     report, root = preview_build
     scenes = [(s.name, root / "renders" / "preview" / "scenes" / f"{s.name}.mp4") for s in load_plan()]

@@ -13,9 +13,9 @@ import pytest
 from manim import Mobject, VGroup
 from PIL import Image
 
-from lecture import gallery
 from lecture.cli import main
-from lecture.gallery import Drawing, GalleryError, Placed
+from lecture.review import gallery
+from lecture.review.gallery import Drawing, GalleryError, Placed
 
 REPO = Path(__file__).resolve().parent.parent
 KIT = REPO / "scenes" / "kit"
@@ -44,9 +44,9 @@ def built(tmp_path_factory):
         mp.setenv("FFN_RENDERS_DIR", str(root / "renders"))
         # manim's TeX and text caches go to a temporary folder too; ffn_core's cache is left
         # where it is (FFN_CACHE_DIR would move it, and retrain the small models).
-        import lecture.build
+        import lecture.build.pipeline
 
-        mp.setattr(lecture.build, "build_dir", lambda: root / "cache" / "build")
+        mp.setattr(lecture.build.pipeline, "build_dir", lambda: root / "cache" / "build")
         captured = []
         real = gallery.write_gallery
 

@@ -6,7 +6,7 @@ from importlib import metadata
 
 import pytest
 
-from lecture.lock import LOCK_PATH, canonical, closure, declared, read_lock
+from lecture.constraints import LOCK_PATH, canonical, closure, declared, read_lock
 
 
 def test_the_lock_pins_every_package_the_project_needs_at_its_installed_version():
@@ -15,7 +15,7 @@ def test_the_lock_pins_every_package_the_project_needs_at_its_installed_version(
     locked = read_lock(LOCK_PATH)
     needed = closure()
     missing = sorted(p.name for p in needed if p.name not in locked)
-    assert not missing, f"constraints.txt lacks {missing}: run .venv/bin/python -m lecture.lock"
+    assert not missing, f"constraints.txt lacks {missing}: run .venv/bin/python -m lecture.constraints"
     drifted = {p.name: (locked[p.name], p.version) for p in needed if locked[p.name] != p.version}
     assert not drifted, f"installed versions differ from constraints.txt (locked, installed): {drifted}"
 

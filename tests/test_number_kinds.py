@@ -94,7 +94,7 @@ def test_a_number_refuses_an_unknown_kind_and_an_uncited_published_figure():
 def test_numbers_json_lists_each_numbers_kind_and_citation(capsys):
     import json
 
-    from lecture.audit import numbers_with_scenes
+    from lecture.review.audit import numbers_with_scenes
 
     rows = {r["key"]: r for r in numbers_with_scenes((), all_numbers())}
     assert rows["iceberg.quoted.llama2_7b_ffn_share"]["kind"] == QUOTED
@@ -103,7 +103,7 @@ def test_numbers_json_lists_each_numbers_kind_and_citation(capsys):
     assert rows["params.llama2_7b.total"]["kind"] == COMPUTED and rows["params.llama2_7b.total"]["citation"] == ""
     json.dumps(list(rows.values()))
 
-    from lecture.listing import audit_lines
+    from lecture.review.listing import audit_lines
 
     lines = audit_lines(list(rows.values()))
     assert any(

@@ -412,8 +412,8 @@ def test_the_description_lists_the_cited_works_in_plan_order_each_once(tmp_path)
 
 
 def test_the_references_section_shortens_itself_to_stay_under_youtubes_limit():
+    from lecture.youtube.channel import MAX_DESCRIPTION_BYTES, load_settings
     from lecture.youtube.metadata import REFERENCE_STYLES, description_text, reference_line, references_section
-    from lecture.youtube.settings import MAX_DESCRIPTION_BYTES, load_settings
 
     refs = list(load_references().values())
     geva = refs[1]

@@ -124,7 +124,7 @@ def test_a_plan_without_a_narration_for_a_scene_is_refused_naming_it(tmp_path):
 
 
 def test_reordering_the_plan_changes_the_title_cards_cache_key_and_no_other(tmp_path, monkeypatch):
-    from lecture.cache import scene_key
+    from lecture.build.cache import scene_key
     from lecture.plan import load_plan
     from lecture.qualities import QUALITIES
     from voiceover.timeline import Timeline

@@ -290,7 +290,7 @@ def test_the_notation_helpers_write_nothing_the_check_retires():
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
 def test_numbers_the_scene_reads_are_listed_with_it_by_the_audit(run, script):
     from ffn_core.numbers import all_numbers
-    from lecture.audit import numbers_with_scenes
+    from lecture.review.audit import numbers_with_scenes
 
     planned = [s for s in load_plan() if s.script == script]
     if not planned:
@@ -311,7 +311,7 @@ def _is_dataset_read(logged) -> bool:
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
 def test_datasets_the_scene_reads_are_registered_and_listed_with_it_by_their_digest(run, script):
     from ffn_core.numbers import dataset
-    from lecture.listing import dataset_rows
+    from lecture.review.listing import dataset_rows
 
     read = {k: v for k, v in run.numbers_read.items() if _is_dataset_read(v)}
     for key, logged in read.items():
@@ -329,7 +329,7 @@ def test_numbers_json_lists_every_dataset_with_its_shape_source_and_sha256_after
     import hashlib
 
     from ffn_core.numbers import all_datasets, canonical_json
-    from lecture.listing import audit_lines, audit_rows
+    from lecture.review.listing import audit_lines, audit_rows
 
     rows = audit_rows(load_plan())
     kinds = [row.get("kind", "number") for row in rows]

@@ -16,9 +16,9 @@ from test_youtube_media import (
 from lecture.cli import main
 from lecture.youtube import YoutubeError
 from lecture.youtube.bundle import make_bundle
+from lecture.youtube.channel import load_settings, settings_path
 from lecture.youtube.check import RULES
-from lecture.youtube.media import gop_facts, stream_facts
-from lecture.youtube.settings import load_settings, settings_path
+from lecture.youtube.video_facts import gop_facts, stream_facts
 
 
 @pytest.fixture(scope="module")

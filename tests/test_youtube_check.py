@@ -14,8 +14,8 @@ from test_youtube_media import ffmpeg, make_build_outputs, use_tmp_lecture
 
 from lecture.cli import main
 from lecture.youtube.bundle import make_bundle
+from lecture.youtube.bundle_paths import BundlePaths
 from lecture.youtube.check import RULES, Rule, check_bundle, failed, passed
-from lecture.youtube.paths import BundlePaths
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lecture.youtube.media import gop_facts, loudness, stream_facts
+from lecture.youtube.video_facts import gop_facts, loudness, stream_facts
 
 DURATION_S = 32  # room for three chapters of at least 10 s
 TONE_GAIN_DB = 2.06  # lavfi's sine is 1/8 full scale: 997 Hz on both channels at -16 LUFS
@@ -201,7 +201,7 @@ def test_open_gops_are_detected_from_leading_pictures(tmp_path):
 
 
 def test_loudness_agrees_with_the_builds_own_meter(tone_video, tmp_path):
-    from lecture import soundtrack as st
+    from lecture.media import soundtrack as st
 
     measured = loudness(tone_video)
     wav = tmp_path / "tone.wav"

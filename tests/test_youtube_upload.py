@@ -23,6 +23,7 @@ from test_youtube_media import (
 from lecture.cli import main
 from lecture.youtube import YoutubeError
 from lecture.youtube.bundle import make_bundle
+from lecture.youtube.bundle_paths import BundlePaths
 from lecture.youtube.oauth import (
     CredentialsError,
     credentials,
@@ -30,7 +31,6 @@ from lecture.youtube.oauth import (
     token_path,
     write_token,
 )
-from lecture.youtube.paths import BundlePaths
 from lecture.youtube.publish import upload
 from lecture.youtube.upload import PublishError, Retry, build_service, publish_bundle
 

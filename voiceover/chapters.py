@@ -7,7 +7,7 @@ it (a scene's script is the one its class declares, or the plan's `script`; its 
 `script_path`, or `voiceover/script/es/<script>.toml`), without importing `lecture` (scenes
 may not) and without importing manim.
 
-`lecture.cache` adds `signature()` to the cache key of every scene whose sources import this
+`lecture.build.cache` adds `signature()` to the cache key of every scene whose sources import this
 module: a reordered plan, or a retitled script, re-renders the title card.
 
 Every error names the plan file and the scene at fault.
@@ -24,7 +24,7 @@ from typing import Any
 from voiceover.paths import REPO_ROOT, script_path
 from voiceover.script import declared_script
 
-MODULE = "voiceover.chapters"  # the import `lecture.cache` looks for
+MODULE = "voiceover.chapters"  # the import `lecture.build.cache` looks for
 # The same default as `lecture.plan.PLAN_PATH` (tests/test_scene_cards.py checks they agree).
 DEFAULT_PLAN = REPO_ROOT / "lecture" / "plan.toml"
 

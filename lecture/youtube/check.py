@@ -18,15 +18,15 @@ from functools import cached_property
 from itertools import pairwise
 from pathlib import Path
 
-from lecture.chapters import MIN_CHAPTER_S, Chapter, youtube_problems
-from lecture.mux import moov_before_mdat
+from lecture.media.chapter_marks import MIN_CHAPTER_S, Chapter, youtube_problems
+from lecture.media.ffmpeg import moov_before_mdat
 from lecture.youtube import YoutubeError
-from lecture.youtube.media import GopFacts, Loudness, StreamFacts, gop_facts, loudness, stream_facts
+from lecture.youtube.bundle_paths import BundlePaths
+from lecture.youtube.channel import CATEGORY_EDUCATION, MAX_TAGS_CHARS, MAX_TITLE_CHARS, PRIVACY_STATUSES, tags_length
 from lecture.youtube.metadata import ChapterMark, Metadata, load_metadata, parse_chapters
-from lecture.youtube.paths import BundlePaths
-from lecture.youtube.settings import CATEGORY_EDUCATION, MAX_TAGS_CHARS, MAX_TITLE_CHARS, PRIVACY_STATUSES, tags_length
 from lecture.youtube.thumbnail import MAX_BYTES as THUMBNAIL_MAX_BYTES
 from lecture.youtube.thumbnail import SIZE_PX as THUMBNAIL_SIZE_PX
+from lecture.youtube.video_facts import GopFacts, Loudness, StreamFacts, gop_facts, loudness, stream_facts
 from voiceover.audio_format import CEILING_DBTP as MAX_TRUE_PEAK_DBTP
 from voiceover.audio_format import CHANNELS as AUDIO_CHANNELS
 from voiceover.audio_format import RATE_HZ as AUDIO_RATE_HZ
@@ -288,10 +288,10 @@ def youtube_settings(bundle: BundleUnderCheck) -> Verdict:
 
 def narration_in_sync(bundle: BundleUnderCheck) -> Verdict:
     """Every scene's narration in the video within 12 ms of its own scene file, and the
-    audio as long as the video within 25 ms (see `lecture.sync_check`)."""
+    audio as long as the video within 25 ms (see `lecture.media.sync_check`)."""
     import json
 
-    from lecture.sync_check import SyncCheckError, measure
+    from lecture.media.sync_check import SyncCheckError, measure
 
     manifest = bundle.paths.folder.parent / "scenes.json"
     build_hint = f"`ffn-video build{f' --quality {bundle.quality}' if bundle.quality else ''}`"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecture.youtube import YoutubeError
-from lecture.youtube.settings import MAX_DESCRIPTION_BYTES, YoutubeSettings
+from lecture.youtube.channel import MAX_DESCRIPTION_BYTES, YoutubeSettings
 from voiceover.references import Reference
 
 NUMBERS_NOTE = (

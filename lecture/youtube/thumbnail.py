@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from lecture.mux import run_ffmpeg
+from lecture.media.ffmpeg import run_ffmpeg
 from lecture.youtube import YoutubeError
 from voiceover.atomic import atomic_path
 

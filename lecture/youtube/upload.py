@@ -32,9 +32,9 @@ from googleapiclient.errors import HttpError
 from googleapiclient.http import MediaFileUpload
 
 from lecture.youtube import YoutubeError
+from lecture.youtube.bundle_paths import BundlePaths
 from lecture.youtube.metadata import Metadata, load_metadata
 from lecture.youtube.oauth import CredentialsError
-from lecture.youtube.paths import BundlePaths
 from voiceover.atomic import sha256_file, write_json
 
 RETRIABLE_STATUS = frozenset({500, 502, 503, 504})

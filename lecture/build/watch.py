@@ -20,9 +20,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from lecture.build import BuildLocked, BuildReport, build
-from lecture.cache import source_files
-from lecture.display import print_summary
+from lecture.build.cache import source_files
+from lecture.build.display import print_summary
+from lecture.build.pipeline import BuildLocked, BuildReport, build
 from lecture.plan import REPO_ROOT, load_plan, plan_path
 
 Snapshot = dict[Path, tuple[int, int] | None]

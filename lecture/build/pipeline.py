@@ -3,13 +3,13 @@
 The outputs and the work folders are laid out in `lecture.layout` (see renders/README.md).
 
 `build` checks the tools, loads the plan and takes the lock; `_build_locked` then runs the
-steps of `lecture.steps` in turn, each a function taking the frozen results of the ones
+steps of `lecture.build.state` in turn, each a function taking the frozen results of the ones
 before it: narrate, plan, render (while the narration is mixed on another thread), mix,
 mux, join, report.
 
 Safety: every file is written under a temporary name and renamed; each step after the
 render leaves a stamp (`<file>.sig`, the hash of its inputs and the output's seal, see
-`lecture.stamps`) written after its output, so a build killed at any moment redoes exactly
+`lecture.build.signatures`) written after its output, so a build killed at any moment redoes exactly
 the steps it had not finished, and a damaged output is made again. One build runs at a
 time per checkout (a lock in the cache folder); a second one stops with a message.
 """
@@ -30,21 +30,21 @@ from filelock import FileLock, Timeout
 from rich.console import Console
 
 from lecture import layout
-from lecture.dask_cluster import SchedulerSpec, configured_scheduler
-from lecture.display import BuildDisplay
+from lecture.build.display import BuildDisplay
+from lecture.build.freshness import plan
+from lecture.build.join import join
+from lecture.build.mix import MeasuredLoudness, Narration, mix, mixing_ahead
+from lecture.build.mux import mux
+from lecture.build.narrate import narrate
+from lecture.build.preflight import check_tools
+from lecture.build.render import default_jobs, render, render_executor
+from lecture.build.report import BuildReport, report, start_notices
+from lecture.build.state import Build
+from lecture.farm.cluster import SchedulerSpec, configured_scheduler
+from lecture.farm.launcher import ATTEMPT_PREFIX
 from lecture.layout import build_dir, renders_dir
 from lecture.plan import PlannedScene, load_plan, select
-from lecture.preflight import check_tools
 from lecture.qualities import Quality, get_quality
-from lecture.render import ATTEMPT_PREFIX
-from lecture.steps import Build
-from lecture.steps.join import join
-from lecture.steps.mix import MeasuredLoudness, Narration, mix, mixing_ahead
-from lecture.steps.mux import mux
-from lecture.steps.narrate import narrate
-from lecture.steps.plan import plan
-from lecture.steps.render import default_jobs, render, render_executor
-from lecture.steps.report import BuildReport, report, start_notices
 from voiceover.atomic import write_json
 
 __all__ = [
@@ -76,12 +76,12 @@ def build(
 ) -> BuildReport:
     """Bring `renders/<quality>/` up to date with the plan; render only what changed.
 
-    The renders run as chunks of scenes (`lecture.chunks`; `chunk_s` sets their target
+    The renders run as chunks of scenes (`lecture.farm.cuts`; `chunk_s` sets their target
     length, by default chosen from the scenes and the workers). `executor` runs them
     (default: `jobs` threads, each driving its own manim process); any
     `concurrent.futures.Executor` works. `scheduler` (or $FFN_DASK_SCHEDULER), when no
     executor is given, sends them to a Dask cluster: `tcp://HOST:PORT`, or `local:N` for N
-    worker processes on this machine (see `lecture.dask_cluster`)."""
+    worker processes on this machine (see `lecture.farm.cluster`)."""
     console = console or Console(stderr=True)
     quality = get_quality(quality_name)
     check_tools()  # before any work: a missing program is named now, not after the renders

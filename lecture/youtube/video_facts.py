@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lecture.mux import MuxError, probe
+from lecture.media.ffmpeg import MuxError, probe
 from lecture.youtube import YoutubeError
 
 

@@ -5,7 +5,7 @@ the project needs, read from a virtual environment whose tests pass.
 year gets the numpy, pydub or rich this project was tested with, not whatever is newest.
 Refresh it after a green run of the tests, in one line:
 
-    .venv/bin/python -m lecture.lock
+    .venv/bin/python -m lecture.constraints
 
 Only the project's own dependency closure is written (its requirements with the `dev` extra,
 and theirs, as installed), never tools someone installed by hand into the environment.
@@ -97,7 +97,7 @@ def lock_text(pins: tuple[Pin, ...], on: date) -> str:
     header = (
         "# The verified environment of ffn-video: setup.sh installs with these exact versions.\n"
         f"# Made on {on.isoformat()} from a virtual environment whose tests passed, with:\n"
-        "#   .venv/bin/python -m lecture.lock\n"
+        "#   .venv/bin/python -m lecture.constraints\n"
         "# (run it again after a green test run to move the lock forward)\n"
     )
     return header + "".join(p.line() + "\n" for p in pins)

@@ -1,7 +1,7 @@
 """Steps that redo only what changed, and survive being killed at any moment.
 
 Each output of a build step has a stamp beside it, `<file>.sig`: the hash of the step's
-inputs and the output's seal (see `lecture.integrity`). The stamp is written after the
+inputs and the output's seal (see `voiceover.seals`). The stamp is written after the
 output, so an interrupted step is redone next time, and a damaged output is made again."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from lecture import integrity
+from voiceover import seals as integrity
 from voiceover.atomic import atomic_path, write_json
 
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecture import integrity
-from lecture.steps import Build
-from lecture.steps.join import Joined
-from lecture.steps.mix import MeasuredLoudness, Mixed
-from lecture.steps.mux import Muxed
-from lecture.steps.narrate import Narrated
-from lecture.steps.plan import RenderPlan
-from lecture.steps.render import Rendered
+from lecture.build.freshness import RenderPlan
+from lecture.build.join import Joined
+from lecture.build.mix import MeasuredLoudness, Mixed
+from lecture.build.mux import Muxed
+from lecture.build.narrate import Narrated
+from lecture.build.render import Rendered
+from lecture.build.state import Build
+from voiceover import seals as integrity
 from voiceover.timeline import take_damage_notices
 
 

@@ -3,11 +3,11 @@ the cache (its record written last) as soon as it finishes, so a build killed mi
 every render already done.
 
 The user sees scenes, the executor sees chunks: `lecture.chunked.run_chunked` cuts each
-scene into ranges of its animations (`lecture.chunks`; a short scene stays whole), submits
+scene into ranges of its animations (`lecture.farm.cuts`; a short scene stays whole), submits
 them, keeps each finished chunk in the chunk cache, and hands back one result per scene,
 joined frame for frame, which `keep` checks and records like any render. Any
 `concurrent.futures.Executor` works: this process's threads (the default, with frame
-progress), a Dask cluster (`--scheduler`, see `lecture.dask_cluster`), or one of your own
+progress), a Dask cluster (`--scheduler`, see `lecture.farm.cluster`), or one of your own
 (Ray, a process pool): what it runs is `lecture.dask_worker.run_on_worker`, a plain
 function of a plain dict.
 """
@@ -21,15 +21,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecture import cache, integrity
-from lecture.chunked import ChunkOutcome, ChunkPolicy, run_chunked
-from lecture.dask_cluster import SchedulerSpec, dask_executor
-from lecture.display import BuildDisplay
-from lecture.failures import disk_full_message, is_disk_full, nearly_full
-from lecture.render import RenderResult, read_log
-from lecture.steps import Build, Failure
-from lecture.steps.narrate import Narrated
-from lecture.steps.plan import RenderPlan, SceneJob
+from lecture.build import cache
+from lecture.build.display import BuildDisplay
+from lecture.build.failures import disk_full_message, is_disk_full, nearly_full
+from lecture.build.freshness import RenderPlan, SceneJob
+from lecture.build.narrate import Narrated
+from lecture.build.state import Build, Failure
+from lecture.farm.cluster import SchedulerSpec, dask_executor
+from lecture.farm.jobs import ChunkOutcome, ChunkPolicy, run_chunked
+from lecture.farm.launcher import RenderResult, read_log
+from voiceover import seals as integrity
 
 
 @dataclass(frozen=True)

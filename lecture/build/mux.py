@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture import cache
-from lecture.display import BuildDisplay
-from lecture.failures import failure_message
-from lecture.mux import mux_copy
-from lecture.stamps import signature, unless_fresh
-from lecture.steps import Build, Failure
-from lecture.steps.mix import Mixed
+from lecture.build import cache
+from lecture.build.display import BuildDisplay
+from lecture.build.failures import failure_message
+from lecture.build.mix import Mixed
+from lecture.build.signatures import signature, unless_fresh
+from lecture.build.state import Build, Failure
+from lecture.media.ffmpeg import mux_copy
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Step 4, mix: each scene's narration track fitted to its video's frames, the lecture's
 sticky gain, each scene limited with it, the chosen scenes encoded for their own MP4s,
-and the lecture's narration joined as PCM and encoded once (see `lecture.soundtrack`).
-Only what changed is made again (`lecture.stamps`).
+and the lecture's narration joined as PCM and encoded once (see `lecture.media.soundtrack`).
+Only what changed is made again (`lecture.build.signatures`).
 
 The narration needs only frame counts, known before rendering: `mixing_ahead` starts it on
 another thread while the scenes render, and `mix` reuses that work when the renders come
@@ -19,15 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from lecture import cache
 from lecture.audio_format import RATE_HZ
-from lecture.failures import failure_message
+from lecture.build import cache
+from lecture.build.failures import failure_message
+from lecture.build.freshness import expected_frames
+from lecture.build.narrate import Narrated
+from lecture.build.signatures import signature, unless_fresh
+from lecture.build.state import Build, Failure
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
-from lecture.stamps import signature, unless_fresh
-from lecture.steps import Build, Failure
-from lecture.steps.narrate import Narrated
-from lecture.steps.plan import expected_frames
 from voiceover.atomic import write_json
 from voiceover.audio_format import CEILING_DBTP, TARGET_LUFS
 from voiceover.timeline import Timeline
@@ -119,7 +119,7 @@ def prepare_audio(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
 def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
     """Each scene's track (fitted to its frames), the lecture's sticky gain, each scene
     limited with it, and the chosen scenes encoded for their own MP4s."""
-    from lecture import soundtrack as st
+    from lecture.media import soundtrack as st
 
     def write_track(timeline: Timeline, track: Path) -> None:
         from voiceover.mix import write_scene_track  # scipy: seconds to import, only when needed
@@ -175,7 +175,7 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
 def lecture_audio(build: Build, audio: Narration, video_samples: Mapping[str, int]) -> tuple[Path, str]:
     """The lecture's narration as one AAC stream: the scenes' limited PCM, each fitted to its
     video's samples, joined and encoded once, so no scene drifts at a join: (m4a, signature)."""
-    from lecture import soundtrack as st
+    from lecture.media import soundtrack as st
 
     names = _names(build.plan)
     folder = build.work.audio
@@ -212,7 +212,7 @@ def _clip_stamp(timeline: Timeline) -> list:
 
 def _measured(path: Path, sig: str, wav: Path, peak: bool = False) -> dict:
     """Block energies (and true peak) of `wav`, kept beside it while its signature holds."""
-    from lecture import soundtrack as st
+    from lecture.media import soundtrack as st
 
     data = st.load_json(path)
     if data is None or data.get("sig") != sig:

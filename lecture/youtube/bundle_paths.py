@@ -72,12 +72,12 @@ class BundlePaths:
 
 
 def build_outputs(quality: str) -> BuildOutputs:
-    from lecture.build import renders_dir
+    from lecture.build.pipeline import renders_dir
 
     return BuildOutputs(quality, renders_dir() / quality)
 
 
 def bundle_paths(quality: str) -> BundlePaths:
-    from lecture.build import renders_dir
+    from lecture.build.pipeline import renders_dir
 
     return BundlePaths(renders_dir() / quality / "youtube")

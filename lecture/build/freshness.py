@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lecture import cache
-from lecture.chunked import SceneJob
-from lecture.display import BuildDisplay
+from lecture.build import cache
+from lecture.build.display import BuildDisplay
+from lecture.build.narrate import Narrated
+from lecture.build.state import Build
+from lecture.farm.jobs import SceneJob
+from lecture.farm.launcher import RenderUnit
 from lecture.qualities import Quality
-from lecture.render import RenderUnit
-from lecture.steps import Build
-from lecture.steps.narrate import Narrated
 from voiceover.atomic import write_json
 from voiceover.timeline import Timeline
 

@@ -58,7 +58,7 @@ def run_on_worker(fields: dict) -> dict:
         sys.path.insert(0, fields["repo"])
     from dataclasses import asdict
 
-    from lecture.chunk_render import ChunkUnit, render_chunk
+    from lecture.farm.chunk import ChunkUnit, render_chunk
 
     result = asdict(render_chunk(ChunkUnit(**fields)))
     result.update(worker=address, task=task)

@@ -10,7 +10,7 @@ A worker that dies mid-chunk loses nothing that was finished: the scheduler give
 to another worker, and each chunk's file lands by rename, so a half-written one is never
 seen. Workers need the repository, the virtual environment and the cache at the same paths
 as this machine (a shared filesystem); a worker that cannot see them fails its first task
-saying so (`lecture.dask_worker`).
+saying so (`lecture.farm.remote`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from lecture.chunk_render import ChunkResult, ChunkUnit
+from lecture.farm.chunk import ChunkResult, ChunkUnit
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -120,7 +120,7 @@ def dask_executor(spec: SchedulerSpec, timeout_s: float = 30.0) -> Iterator[Dask
 def _send_worker_code_by_value() -> None:
     import cloudpickle
 
-    from lecture import dask_worker
+    from lecture.farm import remote as dask_worker
 
     cloudpickle.register_pickle_by_value(dask_worker)
 
@@ -128,7 +128,7 @@ def _send_worker_code_by_value() -> None:
 def submit_chunk(executor: Executor, unit: ChunkUnit) -> Future:
     """Submit one chunk to a Dask executor; the future's result is a plain dict (see
     `chunk_result`)."""
-    from lecture.dask_worker import run_on_worker
+    from lecture.farm.remote import run_on_worker
 
     return executor.submit(run_on_worker, asdict(unit))
 

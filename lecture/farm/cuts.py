@@ -3,7 +3,7 @@
 A chunk is a range of frames `[start_frame, end_frame)` on the scene's narration clock.
 It owns every animation (every `play` or `wait`) that *starts* inside the range, and its
 own manim process renders only those, running `construct()` with the others skipped
-(`lecture.manim_chunk`). Ownership by start frame is what makes the chunks tile the scene
+(`lecture.farm.manim_entry`). Ownership by start frame is what makes the chunks tile the scene
 exactly: an animation that runs past `end_frame` stays whole in its chunk and the next
 chunk begins where it ends, so the joined chunks hold exactly the frames of an unsplit
 render (the actual boundaries are recorded by each chunk and checked before the join).
@@ -111,7 +111,7 @@ def target_seconds(durations_s: Mapping[str, float], workers: int, chunk_s: floa
     would finish after every other worker), or when there are more workers than scenes:
     into as few equal parts as keep each within a share, none under `MIN_CHUNK_S`. A build
     of many scenes on few workers splits nothing: every chunk costs CPU. (The targets move
-    with the lengths; an edit still finds its earlier chunks, see `lecture.chunked`.)"""
+    with the lengths; an edit still finds its earlier chunks, see `lecture.farm.jobs`.)"""
     if chunk_s is not None:
         if chunk_s <= 0:
             raise ValueError(f"--chunk-s must be positive (got {chunk_s})")
@@ -148,7 +148,7 @@ def prefix_timeline(timeline: Timeline, fps: int, chunk: Chunk) -> Timeline:
 
 
 def chunk_key(scene: PlannedScene, timeline: Timeline, quality: Quality, chunk: Chunk, root: Path = REPO_ROOT) -> str:
-    from lecture.cache import scene_key
+    from lecture.build.cache import scene_key
 
     base = scene_key(scene, prefix_timeline(timeline, quality.fps, chunk), quality, root)
     parts = ["chunk", base, chunk.start_frame, chunk.end_frame, chunk.is_last]

@@ -8,15 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture import cache
 from lecture.audio_format import RATE_HZ
-from lecture.chapters import SceneSpan, chapters_text, make_chapters, youtube_problems
-from lecture.display import BuildDisplay
-from lecture.failures import failure_message
-from lecture.mux import concat_videos, mux_copy
-from lecture.stamps import signature, unless_fresh, write_atomically
-from lecture.steps import Build, Failure
-from lecture.steps.mix import Mixed, lecture_audio
+from lecture.build import cache
+from lecture.build.display import BuildDisplay
+from lecture.build.failures import failure_message
+from lecture.build.mix import Mixed, lecture_audio
+from lecture.build.signatures import signature, unless_fresh, write_atomically
+from lecture.build.state import Build, Failure
+from lecture.media.chapter_marks import SceneSpan, chapters_text, make_chapters, youtube_problems
+from lecture.media.ffmpeg import concat_videos, mux_copy
 from voiceover.atomic import write_json, write_text
 from voiceover.timeline import Timeline
 

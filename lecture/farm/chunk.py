@@ -3,7 +3,7 @@
 `render_chunk(ChunkUnit) -> ChunkResult` is a pure function from its inputs to one file,
 and runs anywhere the repository, the virtual
 environment and the cache are at the same paths (a Dask worker included: see
-`lecture.dask_cluster`). Every attempt has its own manim media folder; the video lands by
+`lecture.farm.cluster`). Every attempt has its own manim media folder; the video lands by
 rename, so the output path holds a complete chunk or nothing. The chunks are joined by
 copying streams: manim writes each animation as its own closed group of pictures and
 joins them by copying too, so a chunk holds byte for byte the encoded animations an unsplit
@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture.chunks import RenderedRange
+from lecture.farm.cuts import RenderedRange
+from lecture.farm.launcher import ATTEMPT_PREFIX, Progress, last_error, read_log, run_manim
 from lecture.plan import REPO_ROOT
-from lecture.render import ATTEMPT_PREFIX, Progress, last_error, read_log, run_manim
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
     cmd = [
         unit.python,
         "-m",
-        "lecture.manim_chunk",
+        "lecture.farm.manim_entry",
         "render",
         "--media_dir",
         str(attempt),
@@ -195,6 +195,6 @@ def join_chunks(videos: Sequence[Path], out: Path) -> Path:
         shutil.copyfile(videos[0], with_tmp)
         os.replace(with_tmp, out)
         return out
-    from lecture.mux import concat_streams
+    from lecture.media.ffmpeg import concat_streams
 
     return concat_streams(list(videos), out, "chunks of a scene")

@@ -8,7 +8,7 @@ animations per manim process (the whole scene when it is not cut), run by any
 its own manim media directory (manim's TeX cache and partial movie files are not safe to
 share between processes, and a render orphaned by a killed build must never write into the
 directory of the next one); manim gets SIGKILL when the process that started it dies
-(`lecture.manim_chunk`), so killing a build stops its renders too.
+(`lecture.farm.manim_entry`), so killing a build stops its renders too.
 """
 
 from __future__ import annotations

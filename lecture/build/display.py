@@ -16,7 +16,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from lecture.build import BuildReport
+    from lecture.build.pipeline import BuildReport
 
 STATES = {
     "waiting": "[dim]en cola[/]",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from voiceover.atomic import sha256_file
 
@@ -26,11 +27,11 @@ class Seal:
     mtime_ns: int
     sha256: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data) -> Seal | None:
+    def from_json(cls, data: Any) -> Seal | None:
         try:
             return cls(int(data["size"]), int(data["mtime_ns"]), str(data["sha256"]))
         except (TypeError, KeyError, ValueError):

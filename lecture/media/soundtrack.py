@@ -26,7 +26,7 @@ import numpy as np
 import soundfile
 
 from lecture.audio_format import AAC_ARGS, CHANNELS, RATE_HZ
-from lecture.mux import run_ffmpeg
+from lecture.media.ffmpeg import run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
 from voiceover.audio_format import CEILING_DBTP, limiter_chain
 

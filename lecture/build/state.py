@@ -1,4 +1,4 @@
-"""The steps of a build, in the order `lecture.build` runs them, one module each:
+"""The steps of a build, in the order `lecture.build.pipeline` runs them, one module each:
 
   narrate  every scene's timeline (cheap when nothing changed)
   plan     from the cache keys, which scenes are up to date and which to render

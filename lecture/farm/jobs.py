@@ -1,6 +1,6 @@
 """Render scenes as chunks on an executor, and join each scene as soon as its chunks are in.
 
-The user sees scenes, the executor sees chunks (`lecture.chunks`): every scene to render is
+The user sees scenes, the executor sees chunks (`lecture.farm.cuts`): every scene to render is
 planned into chunks, every chunk not already in the cache is submitted (longest first, over
 all scenes), and when a scene's last chunk comes back its chunks are checked to tile the
 scene frame for frame and joined into the scene's video, which the render step then keeps
@@ -28,12 +28,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from lecture import cache, integrity
-from lecture.chunk_render import ChunkResult, ChunkUnit, join_chunks, render_chunk
-from lecture.chunks import Chunk, TilingError, check_tiling, chunk_key, plan_chunks, target_seconds, total_frames
+from lecture.build import cache
+from lecture.farm.chunk import ChunkResult, ChunkUnit, join_chunks, render_chunk
+from lecture.farm.cuts import Chunk, TilingError, check_tiling, chunk_key, plan_chunks, target_seconds, total_frames
+from lecture.farm.launcher import RenderResult, RenderUnit, read_log
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
-from lecture.render import RenderResult, RenderUnit, read_log
+from voiceover import seals as integrity
 from voiceover.timeline import Timeline
 
 CHUNKS_FOLDER = "chunks"
@@ -135,7 +136,7 @@ def run_chunked(
             if local:
                 fut = executor.submit(render_chunk, unit, _progress(display, state, i, progress))
             else:
-                from lecture.dask_worker import run_on_worker
+                from lecture.farm.remote import run_on_worker
 
                 fut = executor.submit(run_on_worker, asdict(unit))
                 display.rendering(state.job.unit.scene)
@@ -271,7 +272,7 @@ def _progress(display, state: _Scene, i: int, progress: dict[str, dict[int, int]
 def _collect(fut: Future, state: _Scene, i: int, digest: str) -> ChunkResult:
     """The chunk's result (an executor's own failure becomes a failed result), kept in the
     chunk cache when the scene is split and the chunk holds frames."""
-    from lecture.dask_cluster import chunk_result
+    from lecture.farm.cluster import chunk_result
 
     try:
         result = chunk_result(fut.result())

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture.display import BuildDisplay, describe_voice
-from lecture.failures import failure_message
-from lecture.steps import Build, Failure
+from lecture.build.display import BuildDisplay, describe_voice
+from lecture.build.failures import failure_message
+from lecture.build.state import Build, Failure
 from voiceover.timeline import Timeline, build_timeline
 
 

@@ -1,6 +1,6 @@
 """Runs manim's command line in this process, rendering only one chunk of a narrated scene.
 
-    FFN_CHUNK_FRAMES=START:END python -m lecture.manim_chunk render ... scene.py Scene
+    FFN_CHUNK_FRAMES=START:END python -m lecture.farm.manim_entry render ... scene.py Scene
 
 `construct()` runs whole; every animation (`play` or `wait`) that starts before frame
 START of the scene's narration clock is skipped, the way manim's own

@@ -33,10 +33,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TypeGuard
 
-from lecture import integrity
 from lecture.plan import REPO_ROOT, PlannedScene
 from lecture.qualities import Quality
 from voiceover import chapters as plan_chapters
+from voiceover import seals as integrity
 from voiceover.atomic import write_json
 from voiceover.timeline import Timeline
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lecture import cache
+from lecture.build import cache
 from lecture.plan import PlannedScene
 from lecture.qualities import QUALITIES
 from voiceover.timeline import Timeline, build_timeline
@@ -97,7 +97,7 @@ def dataset_key_patterns(scene: PlannedScene) -> list[re.Pattern]:
 
 def dataset_rows(plan, datasets, build_root: Path | None = None) -> list[dict]:
     """Every registry dataset as {kind, key, description, shape, sha256, source, scenes}."""
-    from lecture.audit import logged_keys
+    from lecture.review.audit import logged_keys
 
     usage: dict[str, list[str]] = {}
     for scene in plan:
@@ -128,7 +128,7 @@ def audit_rows(plan, build_root: Path | None = None) -> list[dict]:
     kind: "computed" | "published" | "quoted", citation, scenes) and after them every
     dataset (see `dataset_rows`), each marked "kind": "dataset"."""
     from ffn_core.numbers import all_datasets, all_numbers
-    from lecture.audit import numbers_with_scenes
+    from lecture.review.audit import numbers_with_scenes
 
     return [*numbers_with_scenes(plan, all_numbers(), build_root), *dataset_rows(plan, all_datasets(), build_root)]
 
