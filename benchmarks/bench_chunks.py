@@ -28,18 +28,19 @@ from pathlib import Path
 
 from rich.console import Console
 
-from lecture.build.cache import scene_key
 from lecture.build.display import BuildDisplay
 from lecture.farm.chunk import ChunkUnit, render_chunk
 from lecture.farm.cluster import dask_executor, parse_scheduler
 from lecture.farm.cuts import total_frames
 from lecture.farm.jobs import ChunkPolicy, SceneJob, run_chunked
 from lecture.farm.launcher import RenderUnit
+from lecture.farm.runners import RemoteRunner
+from lecture.farm.scene_cache import scene_key
 from lecture.media.ffmpeg import framemd5
 from lecture.plan import load_plan, select
 from lecture.qualities import get_quality
 from voiceover.atomic import write_json
-from voiceover.timeline import build_timeline
+from voiceover.timing import build_timeline
 
 OVERHEAD_TARGET = 1.15
 SPEEDUP_TARGET_16 = 6.0
@@ -169,7 +170,7 @@ def bench_chunks(
                 whole = unsplit(rep)
                 if whole is None:
                     return 1
-                cut = chunked(rep, cluster.executor)
+                cut = chunked(rep, RemoteRunner(cluster.executor))
                 if cut is None:
                     return 1
                 (u, u_videos), (c, c_videos, n_chunks) = whole, cut

@@ -12,8 +12,8 @@ inflates less than the wall clock, and the cores column is processor time over w
 how many cores the synthesis really got (2 on an idle 2-core machine; less when others
 share it, which then bounds the RTF at CPU s/s over cores). The load average is printed as
 each engine starts. Kokoro's model load is timed apart. With --mix, each
-engine's narration track is also assembled, normalised to -16 LUFS and subtitled, and
-those steps are timed too. The user's cache is not touched.
+engine's narration track is also assembled, normalised to -16 LUFS (the build's gain and
+limiter, `lecture.media.soundtrack`) and subtitled, and those steps are timed too. The user's cache is not touched.
 """
 
 from __future__ import annotations
@@ -40,11 +40,12 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     from voiceover.engines import EngineError, resolve_engine
-    from voiceover.narrate import plan_path, plan_scripts, select_scenes
+    from voiceover.narrate import plan_scripts, select_scenes
+    from voiceover.paths import plan_file
     from voiceover.script import FIELD_RE, load_script
-    from voiceover.timeline import default_lookup
+    from voiceover.timing import default_lookup
 
-    plan = select_scenes(plan_scripts(), args.scenes, plan_path())
+    plan = select_scenes(plan_scripts(), args.scenes, plan_file())
     scripts = [(entry, load_script(entry.script, entry.script_path)) for entry in plan]
     keys = {
         m.group(1).partition(":")[0]
@@ -93,7 +94,7 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench_narration.") as tmp:
         os.environ["FFN_CACHE_DIR"] = tmp
         os.environ["FFN_RECORDINGS_DIR"] = str(Path(tmp) / "no_recordings")
-        from voiceover.timeline import NarrationStats, build_timeline
+        from voiceover.timing import NarrationStats, build_timeline
 
         loadavg = os.getloadavg()[0]
         print(f"\nengine: {engine.name} {engine.settings()}")
@@ -143,16 +144,21 @@ def run_engine(engine, scripts, values, mix: bool) -> dict:
         )
 
         if mix:
-            from voiceover.mix import concat_wavs, normalize, write_scene_track
+            from lecture.media import soundtrack as st
+            from lecture.media.loudness import Loudness
+            from voiceover.audio_format import RATE_HZ, TARGET_LUFS
             from voiceover.subtitles import write_srt, write_vtt
+            from voiceover.track import write_scene_track
 
             out = Path(tmp) / "mix"
             start = time.perf_counter()
-            tracks = [write_scene_track(t, out / f"{t.scene}.wav") for t in timelines]
-            lecture = concat_wavs(tracks, out / "lecture.wav")
+            tracks = [(write_scene_track(t, out / f"{t.scene}.wav"), round(t.total_s * RATE_HZ)) for t in timelines]
+            lecture = st.join_pcm(tracks, out / "lecture.wav")
             assembled = time.perf_counter() - start
-            start = time.perf_counter()
-            loudness = normalize(lecture, out / "lecture.norm.wav")
+            start = time.perf_counter()  # the build's gain and limiter, on the lecture as one track
+            norm = out / "lecture.norm.wav"
+            st.limit(lecture, norm, TARGET_LUFS - st.integrated_lufs([st.block_energies(lecture)]))
+            loudness = Loudness(st.integrated_lufs([st.block_energies(norm)]), st.true_peak_dbtp(norm))
             normalised = time.perf_counter() - start
             start = time.perf_counter()
             write_srt(timelines, out / "lecture.srt")

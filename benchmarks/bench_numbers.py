@@ -2,13 +2,13 @@
 
 Usage: python benchmarks/bench_numbers.py [--check]
 
-Both runs happen in fresh Python processes sharing one temporary cache directory, so the
-"from scratch" run pays for every training and the "from cache" run pays for imports and
-reading the cache, as a real build would. Each time covers importing ffn_core.numbers and
-calling all_numbers(). A second from-scratch run in another empty cache must give the same
-numbers, number for number (determinism), and so must the cached run.
-With --check, exit 1 when a target is missed (scratch < 60 s, cache < 1 s) or the runs
-disagree.
+Both runs happen in fresh Python processes sharing one temporary cache root (FFN_CACHE_DIR;
+the results land in its ffn_core/ folder), so the "from scratch" run pays for every training
+and the "from cache" run pays for imports and reading the cache, as a real build would. Each
+time covers importing ffn_core.registry and calling all_numbers(). A second from-scratch run
+in another empty cache root must give the same numbers, number for number (determinism),
+and so must the cached run. With --check, exit 1 when a target is missed (scratch < 60 s,
+cache < 1 s) or the runs disagree.
 """
 
 from __future__ import annotations
@@ -29,18 +29,18 @@ CACHE_TARGET_S = 1.0
 _CHILD = """
 import json, time
 start = time.perf_counter()
-from ffn_core.numbers import all_numbers
+from ffn_core.registry import all_numbers
 numbers = all_numbers()
 elapsed = time.perf_counter() - start
 print(json.dumps({"seconds": elapsed, "numbers": {n.key: n.value for n in numbers}}))
 """
 
 
-def _run(cache_dir: str) -> tuple[float, float, dict]:
+def _run(cache_root: str) -> tuple[float, float, dict]:
     """(seconds inside the child, wall seconds including interpreter start, numbers)."""
     env = {
         **os.environ,
-        "FFN_CACHE_DIR": cache_dir,
+        "FFN_CACHE_DIR": cache_root,
         "HF_HUB_OFFLINE": "1",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
@@ -57,9 +57,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="ffn_core_bench_") as cache_dir:
-        scratch, scratch_wall, first = _run(cache_dir)
-        cached, cached_wall, second = _run(cache_dir)
+    with tempfile.TemporaryDirectory(prefix="ffn_core_bench_") as cache_root:
+        scratch, scratch_wall, first = _run(cache_root)
+        cached, cached_wall, second = _run(cache_root)
     with tempfile.TemporaryDirectory(prefix="ffn_core_bench_again_") as other_dir:
         _, _, again = _run(other_dir)
     deterministic = first == again

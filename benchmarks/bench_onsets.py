@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
 
     from voiceover.engines import resolve_engine
     from voiceover.script import load_script
-    from voiceover.timeline import build_timeline
+    from voiceover.timing import build_timeline
 
     engine = resolve_engine("kokoro").engine
     print(f"narrating with {code / 'voiceover'}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

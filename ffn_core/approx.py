@@ -99,7 +99,7 @@ def fit_relu(n_neurons: int, n_samples: int = 401) -> ReluFit:
     )
 
 
-@disk_cached()
+@disk_cached
 def fit_all(neuron_counts: tuple[int, ...] = NEURON_COUNTS, n_samples: int = 401) -> ApproximationResult:
     """The target and its ReLU fits for every neuron count."""
     x = np.linspace(*INTERVAL, n_samples)

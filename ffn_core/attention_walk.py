@@ -159,14 +159,7 @@ def walk(
     )
 
 
-@disk_cached(
-    "ffn_core.memory_model",
-    "ffn_core.memory",
-    "ffn_core.modules",
-    "ffn_core.attention",
-    "ffn_core.seeding",
-    "ffn_core.params",
-)
+@disk_cached
 def solve(seed: int = 0, sentence: str = ATTENTION_SENTENCE, layer: int = WALK_LAYER) -> AttentionWalk:
     """Train the fact model (seeded, as ``ffn_core.memory.solve`` does) and walk its attention."""
     from ffn_core.memory_model import train

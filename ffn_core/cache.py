@@ -1,13 +1,17 @@
 """On-disk cache of computed results, keyed by the code that computes them and its inputs.
 
-A result is stored once per key: a hash of the provider module's source (plus the sources
-of the ffn_core modules it declares it depends on), the function's name, its arguments and
-the versions of python, numpy and torch. Editing the provider changes the key, so a stale
-result is never served. Entries are written atomically (temp file + rename) so an
+A result is stored once per key: a hash of the provider module's source and of every
+ffn_core module it reaches through its imports (followed by `ffn_core.sources`, as the scene
+cache follows a scene's), the function's name, its arguments and the versions of python,
+numpy and torch. Editing the provider or any module it imports changes the key, so a stale
+result is never served, and no list of dependencies is kept by hand to go stale. The
+imports of this module are not followed: the cache computes no result (a change in its
+entries' format bumps ``_FORMAT``). Entries are written atomically (temp file + rename) so an
 interrupted run never leaves a half-written entry; an entry that cannot be read (corrupt,
 truncated, written by an incompatible version) is recomputed and overwritten.
 
-The directory is ``$FFN_CACHE_DIR`` when set, else ``<repo>/.cache/ffn_core``.
+The directory is ``ffn_core/`` under the root of every cache (`ffn_core.settings.cache_root`:
+``$FFN_CACHE_DIR`` when set, else ``<repo>/.cache``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
-import importlib.util
 import inspect
 import os
 import pickle
@@ -25,18 +28,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ffn_core import settings, sources
+
 T = TypeVar("T")
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-ENV_VAR = "FFN_CACHE_DIR"
 # Bumped when the entry format itself changes.
 _FORMAT = "ffn_core-cache-v1"
+FOLLOWED_PACKAGES = ("ffn_core",)
 
 
 def cache_dir() -> Path:
-    """Directory holding cache entries: $FFN_CACHE_DIR, or <repo>/.cache/ffn_core."""
-    configured = os.environ.get(ENV_VAR)
-    return Path(configured) if configured else REPO_ROOT / ".cache" / "ffn_core"
+    """Directory holding cache entries: <cache root>/ffn_core."""
+    return settings.cache_root() / "ffn_core"
 
 
 def _version(package: str) -> str:
@@ -52,17 +55,25 @@ def _environment_fingerprint() -> str:
     return "|".join((platform.python_version(), _version("numpy"), _version("torch")))
 
 
-def _module_source(module_name: str) -> str:
-    # Read the file rather than import the module: a cache hit must not pay for importing
-    # torch just to compute its key.
-    spec = importlib.util.find_spec(module_name)
-    if spec is None or spec.origin is None:
+def _follows(importer: str, imported: str) -> bool:
+    # The cache's own code (and what only it imports) computes no result.
+    return imported != __name__ and not imported.startswith(__name__ + ".")
+
+
+def dependency_files(module_name: str, root: Path = settings.REPO_ROOT) -> tuple[Path, ...]:
+    """The source of ``module_name`` and of every ffn_core module it reaches through imports.
+
+    Found by reading the files, not importing them: a cache hit must not pay for importing
+    torch just to compute its key."""
+    path = sources.module_file(module_name, root)
+    if path is None:
         raise ValueError(f"cannot find the source of module {module_name!r} for the cache key")
-    return Path(spec.origin).read_text(encoding="utf-8")
+    return sources.source_files(path, FOLLOWED_PACKAGES, root, _follows)
 
 
-def cache_key(module_names: tuple[str, ...], function_name: str, inputs: Any) -> str:
-    """Hex key for ``function_name`` of the given modules' sources called with ``inputs``.
+def cache_key(module_name: str, function_name: str, inputs: Any, root: Path = settings.REPO_ROOT) -> str:
+    """Hex key for ``function_name`` of module ``module_name`` called with ``inputs``,
+    covering the sources of that module and of the ffn_core modules it imports.
 
     ``inputs`` must have a deterministic ``repr`` (numbers, strings, tuples, frozen
     dataclasses of those).
@@ -71,9 +82,9 @@ def cache_key(module_names: tuple[str, ...], function_name: str, inputs: Any) ->
     for part in (_FORMAT, _environment_fingerprint(), function_name, repr(inputs)):
         digest.update(part.encode())
         digest.update(b"\0")
-    for name in module_names:
-        digest.update(name.encode())
-        digest.update(_module_source(name).encode())
+    for path in dependency_files(module_name, root):
+        digest.update((sources.module_name(path, root) or path.name).encode())
+        digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -111,38 +122,32 @@ def store(key: str, value: Any) -> Path:
     return path
 
 
-def disk_cached(*depends_on: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+def disk_cached(function: Callable[..., T]) -> Callable[..., T]:
     """Decorator: cache a pure function's result on disk (and in memory for this process).
 
-    The key covers the decorated function's module source, the sources of the ffn_core
-    modules named in ``depends_on``, the function's name and its arguments. Set
-    ``FFN_CACHE_DIR`` to move the cache; delete the directory to clear it.
+    The key covers the source of the decorated function's module and of every ffn_core
+    module it imports, the function's name and its arguments. Set ``FFN_CACHE_DIR`` to
+    move the root of every cache; delete ``<root>/ffn_core`` to clear this one.
     """
+    memory: dict[str, T] = {}
 
-    def decorate(function: Callable[..., T]) -> Callable[..., T]:
-        modules = (function.__module__, *depends_on)
-        memory: dict[str, T] = {}
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+        bound.apply_defaults()
+        inputs = tuple(sorted(bound.arguments.items()))
+        key = cache_key(function.__module__, function.__qualname__, inputs)
+        memory_key = f"{cache_dir()}:{key}"
+        if memory_key in memory:
+            return memory[memory_key]
+        found, stored = load(key)
+        value: T = stored  # what ``store`` pickled for this key: the function's own result
+        if not found:
+            value = function(*args, **kwargs)
+            store(key, value)
+        memory[memory_key] = value
+        return value
 
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> T:
-            bound = inspect.signature(function).bind(*args, **kwargs)
-            bound.apply_defaults()
-            inputs = tuple(sorted(bound.arguments.items()))
-            key = cache_key(modules, function.__qualname__, inputs)
-            memory_key = f"{cache_dir()}:{key}"
-            if memory_key in memory:
-                return memory[memory_key]
-            found, stored = load(key)
-            value: T = stored  # what ``store`` pickled for this key: the function's own result
-            if not found:
-                value = function(*args, **kwargs)
-                store(key, value)
-            memory[memory_key] = value
-            return value
-
-        wrapper.cache_modules = modules  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
-        wrapper.uncached = function  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
-        wrapper.clear_memory = memory.clear  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
-        return wrapper
-
-    return decorate
+    wrapper.uncached = function  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
+    wrapper.clear_memory = memory.clear  # type: ignore[attr-defined]  # a function attribute mypy cannot declare
+    return wrapper

@@ -146,14 +146,7 @@ class FeaturesReading:
     hardest: NeuronDirection
 
 
-@disk_cached(
-    "ffn_core.memory",
-    "ffn_core.memory_model",
-    "ffn_core.modules",
-    "ffn_core.attention",
-    "ffn_core.seeding",
-    "ffn_core.params",
-)
+@disk_cached
 def read_features(prompt: str = PROMPT, seed: int = 0, n_words: int = N_WORDS) -> FeaturesReading:
     """Train (or reuse) the fact model of ``ffn_core.memory`` and read two neurons as directions."""
     return _read_features(prompt, seed, n_words)

@@ -165,7 +165,7 @@ class MemoryResult:
 ATTENTION_SENTENCE = "el limón es ácido"
 
 
-@disk_cached("ffn_core.memory_model", "ffn_core.modules", "ffn_core.attention", "ffn_core.seeding", "ffn_core.params")
+@disk_cached
 def solve(seed: int = 0) -> MemoryResult:
     """Train the fact model, read its FFN and attention, then edit one fact."""
     from ffn_core.memory_model import build_result

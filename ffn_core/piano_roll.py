@@ -112,14 +112,7 @@ def numerical_rank(singular_values: Iterable[SupportsFloat], tolerance: float = 
     return sum(s > tolerance * values[0] for s in values)
 
 
-@disk_cached(
-    "ffn_core.memory",
-    "ffn_core.memory_model",
-    "ffn_core.modules",
-    "ffn_core.attention",
-    "ffn_core.seeding",
-    "ffn_core.params",
-)
+@disk_cached
 def solve(seed: int = 0) -> RollEdit:
     """Train the fact model as ``ffn_core.memory.solve(seed)`` does, edit the same fact the
     same way, and return the weight change with every fact's answers before and after."""

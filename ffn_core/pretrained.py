@@ -221,7 +221,7 @@ def _weights_fingerprint() -> str:
     return f"{PACKAGE}=={importlib.metadata.version(PACKAGE)}:{weights.stat().st_size}"
 
 
-@disk_cached("ffn_core.modules", "ffn_core.params", "ffn_core.attention")
+@disk_cached
 def _solve(weights: str, sentence: str, word: str, layer: int) -> PretrainedFfn:
     from ffn_core.seeding import limited_threads
 

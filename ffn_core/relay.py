@@ -114,14 +114,7 @@ class RelayCount:
     norms: int
 
 
-@disk_cached(
-    "ffn_core.memory",
-    "ffn_core.memory_model",
-    "ffn_core.modules",
-    "ffn_core.attention",
-    "ffn_core.seeding",
-    "ffn_core.params",
-)
+@disk_cached
 def read_relay(prompt: str = PROMPT, seed: int = 0) -> RelayReading:
     """Train (or reuse) the fact model of ``ffn_core.memory`` and follow ``prompt``'s last
     position through it, sublayer by sublayer."""
@@ -195,7 +188,7 @@ def _read_relay(prompt: str, seed: int) -> RelayReading:
 
 # Cached on disk like the readings: counting builds the model in torch, whose import alone
 # costs every render process that reads these numbers about 2 CPU seconds.
-@disk_cached("ffn_core.modules", "ffn_core.params")
+@disk_cached
 def relay_count(model: str = LARGE_MODEL) -> RelayCount:
     """Count the handoffs and norms of ``model`` on its torch modules (meta device)."""
     from torch import nn

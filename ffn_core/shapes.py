@@ -1,11 +1,11 @@
 """The pure drawing functions scenes may use: the shape of a curve, a line clipped to a view,
-a needle's angle. They hold no data (that is read through `ffn_core.numbers`): given a
+a needle's angle. They hold no data (that is read through `ffn_core.registry`): given a
 number, they say where a drawing goes.
 
 They are defined here and imported by the computations (`ffn_core.ffn`, `.approx`,
 `.stencil`, `.needles`, `.xor`), so a drawn ReLU is the code's ReLU, not a sketch of it, and
 a scene that draws curves depends on this one file only (its cache key hashes the ffn_core
-sources it imports). Scenes import from `ffn_core` only this module and `ffn_core.numbers`
+sources it imports). Scenes import from `ffn_core` only this module and `ffn_core.registry`
 (tests/test_scene_contract.py checks it).
 """
 

@@ -159,7 +159,7 @@ def find_specialists(
     return tuple(found)
 
 
-@disk_cached("ffn_core.pretrained", "ffn_core.modules", "ffn_core.params", "ffn_core.attention")
+@disk_cached
 def _study(weights: str, topics: Topics, layer: int) -> SpecialistStudy:
     from ffn_core.seeding import limited_threads
 

@@ -100,15 +100,7 @@ class StampsReading:
         return self.terms[0]
 
 
-@disk_cached(
-    "ffn_core.memory",
-    "ffn_core.memory_model",
-    "ffn_core.modules",
-    "ffn_core.attention",
-    "ffn_core.seeding",
-    "ffn_core.params",
-    "ffn_core.ffn",
-)
+@disk_cached
 def read_stamps(prompt: str = PROMPT, seed: int = 0, n_words: int = N_WORDS) -> StampsReading:
     """Train (or reuse) the fact model of ``ffn_core.memory`` and read one FFN as stamps."""
     return _read_stamps(prompt, seed, n_words)

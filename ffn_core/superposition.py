@@ -363,7 +363,7 @@ def _as_run(config: ToyConfig, weights: FloatArray, bias: FloatArray) -> ToyRun:
     )
 
 
-@disk_cached()
+@disk_cached
 def _study(
     n_features: int, n_hidden: int, sparsities: tuple[float, float], seeds: tuple[int, ...]
 ) -> SuperpositionStudy:

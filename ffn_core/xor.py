@@ -208,7 +208,7 @@ def train_mlp(hidden: int = 4, seed: int = 0, steps: int = 600, grid_size: int =
     )
 
 
-@disk_cached("ffn_core.seeding")
+@disk_cached
 def solve() -> XorResult:
     """The whole XOR story: exhaustive line search, a sweeping line, a trained ReLU MLP."""
     return XorResult(points=POINTS, labels=LABELS, linear=search_lines(), sweep=sweep_lines(), mlp=train_mlp())

@@ -14,12 +14,10 @@ work, each named once (see renders/README.md).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture.plan import REPO_ROOT
-from voiceover.paths import cache_root
+from ffn_core import settings
 
 SCENES_FOLDER = "scenes"
 MEDIA_FOLDER = "media"
@@ -27,12 +25,12 @@ MEDIA_FOLDER = "media"
 
 def renders_dir() -> Path:
     """Root of the outputs; `FFN_RENDERS_DIR` moves it."""
-    return Path(os.environ.get("FFN_RENDERS_DIR", REPO_ROOT / "renders"))
+    return settings.renders_root()
 
 
 def build_dir() -> Path:
     """Root of the build's work (under the cache root that `FFN_CACHE_DIR` moves)."""
-    return cache_root() / "build"
+    return settings.cache_root() / "build"
 
 
 @dataclass(frozen=True)

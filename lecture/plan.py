@@ -9,11 +9,11 @@ paths inside a plan are relative to the repository root, or absolute.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ffn_core import settings
 from voiceover.paths import REPO_ROOT
 from voiceover.script import Script, declared_script, load_script
 
@@ -35,8 +35,7 @@ class PlannedScene:
 
 def plan_path() -> Path:
     """The plan in use: `$FFN_PLAN` when set, else `lecture/plan.toml`."""
-    configured = os.environ.get("FFN_PLAN")
-    return Path(configured).resolve() if configured else PLAN_PATH
+    return settings.plan_file() or PLAN_PATH
 
 
 def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
@@ -44,32 +43,33 @@ def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"{path}: no such plan file") from None
+        raise ValueError(f"{path}: no existe ese archivo de plan") from None
     except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: TOML syntax error: {err}") from None
+        raise ValueError(f"{path}: error de sintaxis TOML: {err}") from None
     scenes = []
     for i, entry in enumerate(data.get("scene", []), start=1):
-        label = f"{path}: scene #{i}" + (f" '{entry['name']}'" if "name" in entry else "")
+        label = f"{path}: escena n.º {i}" + (f" «{entry['name']}»" if "name" in entry else "")
         missing = {"name", "module", "class"} - set(entry)
         if missing:
-            raise ValueError(f"{label} lacks {sorted(missing)}")
+            raise ValueError(f"{label}: le falta {', '.join(sorted(missing))}")
         unknown = set(entry) - ALLOWED_KEYS
         if unknown:
-            raise ValueError(f"{label}: unknown keys {sorted(unknown)} (allowed: {', '.join(sorted(ALLOWED_KEYS))})")
+            allowed = ", ".join(sorted(ALLOWED_KEYS))
+            raise ValueError(f"{label}: claves desconocidas {', '.join(sorted(unknown))} (se admiten: {allowed})")
         module = REPO_ROOT / entry["module"]
         if not module.exists():
-            raise ValueError(f"{label}: module {entry['module']} does not exist")
+            raise ValueError(f"{label}: no existe el módulo {entry['module']}")
         entry = {**entry, "script": _script_of(module, entry["class"], entry.get("script"), label)}
         script_file = REPO_ROOT / entry["script_path"] if "script_path" in entry else None
         if script_file is not None and not script_file.exists():
-            raise ValueError(f"{label}: script_path {entry['script_path']} does not exist")
+            raise ValueError(f"{label}: no existe script_path {entry['script_path']}")
         scenes.append(PlannedScene(entry["name"], module, entry["class"], entry["script"], script_file))
     if not scenes:
-        raise ValueError(f"{path}: the plan lists no scenes")
+        raise ValueError(f"{path}: el plan no tiene escenas")
     names = [s.name for s in scenes]
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
-        raise ValueError(f"{path}: scene names repeat: {sorted(dupes)}")
+        raise ValueError(f"{path}: nombres de escena repetidos: {', '.join(sorted(dupes))}")
     return tuple(scenes)
 
 
@@ -79,12 +79,12 @@ def _script_of(module: Path, class_name: str, planned: str | None, label: str) -
     declared = declared_script(module, class_name)
     if declared is None:
         if planned is None:
-            raise ValueError(f'{label}: class {class_name} in {module} declares no `script = "..."`')
+            raise ValueError(f'{label}: la clase {class_name} de {module} no declara `script = "..."`')
         return planned
     if planned is not None and planned != declared:
         raise ValueError(
-            f"{label}: the plan says script '{planned}' but class {class_name} in {module} "
-            f"declares '{declared}'; write it once, in the class"
+            f"{label}: el plan dice script «{planned}» pero la clase {class_name} de {module} "
+            f"declara «{declared}»; escríbelo una sola vez, en la clase"
         )
     return declared
 
@@ -95,5 +95,7 @@ def select(plan: tuple[PlannedScene, ...], only: list[str] | None) -> tuple[Plan
     known = {s.name for s in plan}
     unknown = [n for n in only if n not in known]
     if unknown:
-        raise ValueError(f"unknown scene(s) {unknown}; the plan has: {', '.join(s.name for s in plan)}")
+        raise ValueError(
+            f"escena(s) desconocida(s): {', '.join(unknown)}; el plan tiene: {', '.join(s.name for s in plan)}"
+        )
     return tuple(s for s in plan if s.name in only)

@@ -24,4 +24,4 @@ def get_quality(name: str) -> Quality:
     try:
         return QUALITIES[name]
     except KeyError:
-        raise ValueError(f"unknown quality '{name}' (known: {', '.join(QUALITIES)})") from None
+        raise ValueError(f"calidad desconocida «{name}» (hay: {', '.join(QUALITIES)})") from None

@@ -21,13 +21,14 @@ from manim import (
     Write,
 )
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as nt
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.blocks import StageBox, stage_row
 from scenes.kit.icons import Jury
 from scenes.kit.matrix import VectorColumn
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.neurons import NeuronRow
 
 JUROR_SPACING = 1.45  # scene units between jurors (room for a column of two-decimal values each)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, Transform, VGroup, Write
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as nt
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.curves import CurveAxes, ErrorChart, fit_heights, legend_line, split_dots
+from scenes.kit.narrated import NarratedScene
 
 # Each doubling step: the neuron count shown, the bookmark where it starts, the one it must finish before.
 DOUBLINGS = {

@@ -20,12 +20,13 @@ from manim import (
     VGroup,
 )
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as nt
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.attention_map import Heatmap, row_words, weight_arcs
 from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.steps import play_in_steps
 from scenes.kit.tokens import TokenRow
 

@@ -26,12 +26,13 @@ from manim import (
     linear,
 )
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as nt
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.block_diagram import BlockDiagram, BlockStack, PositionRows, ShapeTag, Slab, polyline, tint
 from scenes.kit.blocks import FlowArrow, StageBox
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.steps import Step, play_in_steps
 
 CLOSE_UP_ROWS = 6  # positions drawn in the close-up (a drawing choice; the note says how many there are)

@@ -27,11 +27,12 @@ from manim import (
     Write,
 )
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as n
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.cards import FactStrip, KeyValueShelf
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.specialists import NeuronBadge, TopicBars, WordColumns, topic_color
 
 BASELINE_Y = -1.0  # the bars' baseline

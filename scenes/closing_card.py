@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, VGroup, Write
 
-from scenes.kit import NarratedScene, notation, palette
+from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.cards import CreditLine
+from scenes.kit.narrated import NarratedScene
 
 
 class ClosingCard(NarratedScene):

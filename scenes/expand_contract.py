@@ -20,10 +20,11 @@ from manim import (
     Write,
 )
 
-from scenes.kit import NarratedScene, notation, palette
+from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.blocks import FlowArrow
 from scenes.kit.matrix import MatrixMob, VectorRow, count_label, dot_product_steps, shape_label
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.neurons import state_icon
 from scenes.kit.steps import Step, play_in_steps
 

@@ -26,7 +26,7 @@ from manim import (
     smooth,
 )
 
-from scenes.kit import NarratedScene, notation, palette
+from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.blocks import StageBox, stage_row
@@ -39,6 +39,7 @@ from scenes.kit.iceberg import (
     PartsCard,
 )
 from scenes.kit.iceberg import Iceberg as Berg
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.steps import play_in_steps
 
 PANEL_X = 2.05  # centre of the right-hand panel while the berg sits on the left

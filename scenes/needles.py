@@ -18,9 +18,10 @@ from manim import (
     VGroup,
 )
 
-from scenes.kit import NarratedScene, palette
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.needles import (
     READING,
     REST,

@@ -23,7 +23,7 @@ from manim import (
 )
 
 from ffn_core.shapes import relu
-from scenes.kit import NarratedScene, notation, palette
+from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph
 from scenes.kit.badges import model_badge
@@ -31,6 +31,7 @@ from scenes.kit.blocks import FlowArrow, StageBox, stage_row
 from scenes.kit.layer_stack import LayerStack
 from scenes.kit.matmul import ProductFill
 from scenes.kit.matrix import MatrixMob, VectorRow
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.neurons import OffIcon
 from scenes.kit.tokens import TokenRow, attention_arcs
 from scenes.kit.widths import WidthBars

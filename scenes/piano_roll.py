@@ -33,11 +33,12 @@ from manim import (
     smooth,
 )
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as n
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.piano_roll import CHECK, Checklist, OuterProduct, ProbabilityBar, Roll, Scroll, StreamToken, note_line
 from scenes.kit.steps import play_in_steps
 

@@ -34,10 +34,11 @@ from manim import (
     linear,
 )
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as n
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.relay import Baton, HeadRow, ProbabilityBar, RelayStack, Runner, Track
 from scenes.kit.steps import Step, play_in_steps
 from scenes.kit.tokens import TokenRow

@@ -19,10 +19,11 @@ from manim import (
 )
 
 from ffn_core.shapes import gelu, relu
-from scenes.kit import NarratedScene, notation, palette
+from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
 from scenes.kit.badges import model_badge
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.neurons import NeuronGrid, OffIcon, OnIcon
 from scenes.kit.steps import play_in_steps
 

@@ -28,11 +28,12 @@ from manim import (
     Write,
 )
 
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as n
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.neurons import NeuronGrid
 from scenes.kit.stamps import Page, Stamp
 from scenes.kit.steps import Step, play_in_steps

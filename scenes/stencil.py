@@ -32,12 +32,13 @@ from manim import (
 )
 
 from ffn_core.shapes import relu, swish_value
-from scenes.kit import NarratedScene, palette
 from scenes.kit import notation as n
+from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
 from scenes.kit.badges import model_badge
 from scenes.kit.matrix import MatrixMob, VectorRow, value_color
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.stamps import ink_color
 from scenes.kit.stencil import (
     PaperSheet,

@@ -34,9 +34,10 @@ from manim import (
     Write,
 )
 
-from scenes.kit import NarratedScene, notation, palette
+from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.specialists import NeuronBadge, TopicBars, topic_color
 from scenes.kit.superposition import FeatureSamples, FeatureStar, NeuronsToFeatures, ToyModelDiagram, ToyModelTag
 

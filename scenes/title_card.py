@@ -21,10 +21,11 @@ from manim import (
     Write,
 )
 
-from scenes.kit import NarratedScene, notation, palette
+from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.cards import GLYPHS, ChapterTile, ShareBar, chapter_map
+from scenes.kit.narrated import NarratedScene
 from voiceover.chapters import chapters
 
 # Where a figure comes from, as the promise says it: the registry's three kinds of number.

@@ -6,8 +6,9 @@ from __future__ import annotations
 from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, Rectangle, VGroup
 
 from ffn_core.shapes import clip_line
-from scenes.kit import NarratedScene, palette
+from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.narrated import NarratedScene
 from scenes.kit.plane import (
     AccuracyCounter,
     CircleMark,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from scenes.kit.badges import BADGE_NUMBERS, MODELS, ModelBadge, badge_words, model_badge
 from scenes.kit.figures import unsourced_figures
 
@@ -70,7 +70,7 @@ def test_a_badge_is_a_small_legible_tag_in_two_layouts():
 
 
 def test_the_audit_attributes_a_badges_numbers_to_the_scene_wearing_it(tmp_path):
-    from ffn_core.numbers import all_numbers
+    from ffn_core.registry import all_numbers
     from lecture.plan import PlannedScene
     from lecture.review.audit import badge_numbers, numbers_with_scenes
 

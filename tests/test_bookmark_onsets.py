@@ -24,8 +24,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from voiceover.mix import MIX_RATE_HZ, scene_samples
+from voiceover.audio_format import RATE_HZ
 from voiceover.timeline import Timeline
+from voiceover.track import scene_samples
 
 WINDOW_S = 0.010
 HOP_S = 0.001
@@ -53,7 +54,7 @@ class Onset:
         return self.onset_s - self.time_s
 
 
-def window_levels(samples: npt.NDArray[np.float32], rate: int = MIX_RATE_HZ) -> npt.NDArray[np.float64]:
+def window_levels(samples: npt.NDArray[np.float32], rate: int = RATE_HZ) -> npt.NDArray[np.float64]:
     """The level (dB of mean square) of every 10 ms window, one starting every 1 ms."""
     size, hop = round(WINDOW_S * rate), round(HOP_S * rate)
     if len(samples) < size:
@@ -63,7 +64,7 @@ def window_levels(samples: npt.NDArray[np.float32], rate: int = MIX_RATE_HZ) -> 
     return 10 * np.log10((energy[starts + size] - energy[starts]) / size + 1e-20)
 
 
-def speech_onset(samples: npt.NDArray[np.float32], near: int, rate: int = MIX_RATE_HZ) -> int | None:
+def speech_onset(samples: npt.NDArray[np.float32], near: int, rate: int = RATE_HZ) -> int | None:
     """The sample where speech starts after a pause, nearest to sample `near` (within
     SEARCH_S), or None when no onset after a pause is that close."""
     lo = max(near - round(STRETCH_S * rate), 0)
@@ -99,8 +100,8 @@ def bookmark_onsets(timeline: Timeline) -> list[Onset]:
         # Bookmark i sits between segments i and i + 1.
         for (name, time_s), before in zip(beat.bookmarks.items(), beat.segments):
             opens = bool(_SENTENCE_END_RE.search(before.spoken.strip()))
-            onset = speech_onset(samples, round(time_s * MIX_RATE_HZ))
-            out.append(Onset(timeline.scene, name, time_s, None if onset is None else onset / MIX_RATE_HZ, opens))
+            onset = speech_onset(samples, round(time_s * RATE_HZ))
+            out.append(Onset(timeline.scene, name, time_s, None if onset is None else onset / RATE_HZ, opens))
     return out
 
 
@@ -123,28 +124,28 @@ def summary(deltas_s: Sequence[float]) -> dict[str, float]:
 
 
 def tone(seconds: float, level: float = 0.3, freq: float = 220.0) -> npt.NDArray[np.float32]:
-    t = np.arange(round(seconds * MIX_RATE_HZ)) / MIX_RATE_HZ
+    t = np.arange(round(seconds * RATE_HZ)) / RATE_HZ
     return (level * np.sin(2 * np.pi * freq * t)).astype(np.float32)
 
 
 def silence(seconds: float) -> npt.NDArray[np.float32]:
-    return np.zeros(round(seconds * MIX_RATE_HZ), np.float32)
+    return np.zeros(round(seconds * RATE_HZ), np.float32)
 
 
 def test_the_onset_is_the_first_loud_sample_after_a_pause_to_the_millisecond():
     audio = np.concatenate([tone(0.5), silence(0.3), tone(0.01, 0.0001), tone(0.4)])
-    onset = speech_onset(audio, round(0.85 * MIX_RATE_HZ))
+    onset = speech_onset(audio, round(0.85 * RATE_HZ))
     # The faint 10 ms (70 dB down) is not speech; the loud tone starts at 0.81 s.
-    assert onset is not None and abs(onset / MIX_RATE_HZ - 0.81) < 0.001
+    assert onset is not None and abs(onset / RATE_HZ - 0.81) < 0.001
 
 
 def test_no_onset_without_a_pause_or_far_from_the_bookmark():
     gap = np.concatenate([tone(0.5), silence(0.1), tone(0.5)])  # 100 ms is no pause
-    assert speech_onset(gap, round(0.6 * MIX_RATE_HZ)) is None
+    assert speech_onset(gap, round(0.6 * RATE_HZ)) is None
     far = np.concatenate([tone(0.5), silence(0.5), tone(0.5)])
-    assert speech_onset(far, round(0.7 * MIX_RATE_HZ)) is None
-    found = speech_onset(far, round(0.95 * MIX_RATE_HZ))
-    assert found is not None and abs(found / MIX_RATE_HZ - 1.0) < 0.001
+    assert speech_onset(far, round(0.7 * RATE_HZ)) is None
+    found = speech_onset(far, round(0.95 * RATE_HZ))
+    assert found is not None and abs(found / RATE_HZ - 1.0) < 0.001
 
 
 # --- Kokoro: bookmarks on the heard word ------------------------------------------------------
@@ -163,9 +164,10 @@ def narration_cache(monkeypatch):
         monkeypatch.delenv(key, raising=False)
 
 
+@pytest.mark.slow
 def test_sentence_initial_bookmarks_fire_when_kokoro_s_voice_starts_the_word(narration_cache):
     from voiceover.engines import resolve_engine
-    from voiceover.timeline import build_timeline
+    from voiceover.timing import build_timeline
 
     engine = resolve_engine("kokoro").engine
     timelines = [build_timeline(scene, engine=engine) for scene in SCENES]
@@ -204,8 +206,8 @@ def pause_cuts(timeline: Timeline) -> list[Cut]:
             if not before.clip or not _SENTENCE_END_RE.search(before.spoken.strip()):
                 continue
             clip = soundfile.read(before.clip, dtype="float32")[0]
-            at, reach = round(time_s * MIX_RATE_HZ), round(STRETCH_S * MIX_RATE_HZ)
+            at, reach = round(time_s * RATE_HZ), round(STRETCH_S * RATE_HZ)
             loudest = window_levels(samples[max(at - reach, 0) : at + reach]).max()  # as `speech_onset`
-            tail = window_levels(clip[-round(0.05 * MIX_RATE_HZ) :]).max()
+            tail = window_levels(clip[-round(0.05 * RATE_HZ) :]).max()
             out.append(Cut(timeline.scene, name, float(tail - loudest)))
     return out

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lecture.build import cache
+from lecture.farm import scene_cache
 from lecture.plan import PlannedScene
 from lecture.qualities import QUALITIES
 from voiceover.timeline import BeatTiming, Segment, Timeline
@@ -31,13 +31,13 @@ def tree(tmp_path) -> Path:
         "scenes/__init__.py": "",
         "scenes/kit/__init__.py": "from scenes.kit.narrated import NarratedScene\n",
         "scenes/kit/narrated.py": "class NarratedScene:\n    def number(self, key):\n"
-        "        from ffn_core.numbers import number\n        return number(key)\n",
+        "        from ffn_core.registry import number\n        return number(key)\n",
         "scenes/kit/shapes.py": "Dot = 'dot'\n",
         "scenes/kit/unused.py": "Other = 'other'\n",
         "scenes/s.py": SCENE_SRC,
         "ffn_core/__init__.py": "",
         "ffn_core/params.py": "WIDTH = 4\n",
-        "ffn_core/numbers.py": "from ffn_core import params\n",
+        "ffn_core/registry.py": "from ffn_core import params\n",
         "ffn_core/xor.py": "SEED = 1\n",
     }
     for rel, text in files.items():
@@ -55,7 +55,7 @@ def _timeline(speech_s: float = 1.5, text: str = "Hola.") -> Timeline:
 
 def _key(tree: Path, timeline: Timeline | None = None, quality: str = "preview") -> str:
     scene = PlannedScene("s", tree / "scenes" / "s.py", "S", "s")
-    return cache.scene_key(scene, timeline or _timeline(), QUALITIES[quality], root=tree)
+    return scene_cache.scene_key(scene, timeline or _timeline(), QUALITIES[quality], root=tree)
 
 
 def _edit(path: Path) -> None:
@@ -63,7 +63,7 @@ def _edit(path: Path) -> None:
 
 
 def test_sources_followed_are_the_scene_the_kit_it_imports_and_ffn_core_it_imports(tree):
-    names = {str(p.relative_to(tree)) for p in cache.source_files(tree / "scenes" / "s.py", tree)}
+    names = {str(p.relative_to(tree)) for p in scene_cache.scene_sources(tree / "scenes" / "s.py", tree)}
     assert names == {
         "scenes/__init__.py",
         "scenes/s.py",
@@ -89,9 +89,9 @@ def test_editing_a_source_the_scene_runs_misses(tree, rel):
     assert _key(tree) != before
 
 
-@pytest.mark.parametrize("rel", ["scenes/kit/unused.py", "ffn_core/xor.py", "ffn_core/numbers.py"])
+@pytest.mark.parametrize("rel", ["scenes/kit/unused.py", "ffn_core/xor.py", "ffn_core/registry.py"])
 def test_editing_a_source_the_scene_does_not_run_hits(tree, rel):
-    # ffn_core.numbers reaches the scene only through NarratedScene.number: by value.
+    # ffn_core.registry reaches the scene only through NarratedScene.number: by value.
     before = _key(tree)
     _edit(tree / rel)
     assert _key(tree) == before
@@ -127,23 +127,23 @@ def test_each_quality_has_its_own_key(tree):
 
 def test_manim_version_is_in_the_key(tree, monkeypatch):
     before = _key(tree)
-    real = cache._version
-    monkeypatch.setattr(cache, "_version", lambda p: "99.0" if p == "manim" else real(p))
+    real = scene_cache._version
+    monkeypatch.setattr(scene_cache, "_version", lambda p: "99.0" if p == "manim" else real(p))
     assert _key(tree) != before
 
 
-def _record(tmp_path: Path, numbers: dict, digest: str = "d0") -> cache.CacheRecord:
+def _record(tmp_path: Path, numbers: dict, digest: str = "d0") -> scene_cache.CacheRecord:
     (tmp_path / "k.mp4").write_bytes(b"\0" * 64)
-    return cache.CacheRecord("k", "k.mp4", numbers, "k.log.json", 30, 15.0, digest)
+    return scene_cache.CacheRecord("k", "k.mp4", numbers, "k.log.json", 30, 15.0, digest)
 
 
 def test_numbers_read_hit_while_their_values_hold_and_miss_when_one_changes(tmp_path):
     record = _record(tmp_path, {"a.b": 3, "c.d": [1, 2]})
     values = {"a.b": 3, "c.d": (1, 2)}
-    assert cache.is_fresh(record, "k", values.__getitem__, tmp_path, digest="other")
+    assert scene_cache.is_fresh(record, "k", values.__getitem__, tmp_path, digest="other")
     values["a.b"] = 4
-    assert not cache.is_fresh(record, "k", values.__getitem__, tmp_path, digest="other")
-    assert not cache.is_fresh(record, "k", {}.__getitem__, tmp_path, digest="other")  # key gone
+    assert not scene_cache.is_fresh(record, "k", values.__getitem__, tmp_path, digest="other")
+    assert not scene_cache.is_fresh(record, "k", {}.__getitem__, tmp_path, digest="other")  # key gone
 
 
 def test_numbers_are_not_recomputed_while_ffn_core_is_unchanged(tmp_path):
@@ -152,25 +152,25 @@ def test_numbers_are_not_recomputed_while_ffn_core_is_unchanged(tmp_path):
     def never(key):
         raise AssertionError("values need no recomputing when the digest matches")
 
-    assert cache.is_fresh(record, "k", never, tmp_path, digest="d0")
+    assert scene_cache.is_fresh(record, "k", never, tmp_path, digest="d0")
 
 
 def test_a_missing_or_empty_video_or_another_key_is_a_miss(tmp_path):
     record = _record(tmp_path, {})
-    assert not cache.is_fresh(record, "other", {}.__getitem__, tmp_path)
+    assert not scene_cache.is_fresh(record, "other", {}.__getitem__, tmp_path)
     (tmp_path / "k.mp4").write_bytes(b"")
-    assert not cache.is_fresh(record, "k", {}.__getitem__, tmp_path)
+    assert not scene_cache.is_fresh(record, "k", {}.__getitem__, tmp_path)
     (tmp_path / "k.mp4").unlink()
-    assert not cache.is_fresh(record, "k", {}.__getitem__, tmp_path)
-    assert not cache.is_fresh(None, "k", {}.__getitem__, tmp_path)
+    assert not scene_cache.is_fresh(record, "k", {}.__getitem__, tmp_path)
+    assert not scene_cache.is_fresh(None, "k", {}.__getitem__, tmp_path)
 
 
 def test_records_round_trip_and_unreadable_ones_are_misses(tmp_path):
     record = _record(tmp_path, {"a": 1})
-    cache.save_record(tmp_path, record)
-    assert cache.load_record(tmp_path, "k") == record
-    cache.record_path(tmp_path, "k").write_text("{", encoding="utf-8")
-    assert cache.load_record(tmp_path, "k") is None
+    scene_cache.save_record(tmp_path, record)
+    assert scene_cache.load_record(tmp_path, "k") == record
+    scene_cache.record_path(tmp_path, "k").write_text("{", encoding="utf-8")
+    assert scene_cache.load_record(tmp_path, "k") is None
 
 
 def test_pruning_keeps_the_most_recent_renders_and_drops_unrecorded_ones(tmp_path):
@@ -179,20 +179,20 @@ def test_pruning_keeps_the_most_recent_renders_and_drops_unrecorded_ones(tmp_pat
     for i, key in enumerate(["k1", "k2", "k3", "k4"]):
         (tmp_path / f"{key}.mp4").write_bytes(b"x")
         (tmp_path / f"{key}.log.json").write_text("{}")
-        cache.save_record(tmp_path, cache.CacheRecord(key, f"{key}.mp4", {}))
-        os.utime(cache.record_path(tmp_path, key), (1000 + i, 1000 + i))
+        scene_cache.save_record(tmp_path, scene_cache.CacheRecord(key, f"{key}.mp4", {}))
+        os.utime(scene_cache.record_path(tmp_path, key), (1000 + i, 1000 + i))
     (tmp_path / "orphan.mp4").write_bytes(b"half")  # a render whose record was never written
-    removed = cache.prune(tmp_path, keep=3)
+    removed = scene_cache.prune(tmp_path, keep=3)
     assert removed == ["k1"]
     assert sorted(p.name for p in tmp_path.glob("*.mp4")) == ["k2.mp4", "k3.mp4", "k4.mp4"]
     assert not (tmp_path / "k1.log.json").exists()
 
 
 def test_the_numbers_digest_follows_every_ffn_core_source(tree):
-    before = cache.numbers_digest(tree)
-    assert cache.numbers_digest(tree) == before
+    before = scene_cache.numbers_digest(tree)
+    assert scene_cache.numbers_digest(tree) == before
     _edit(tree / "ffn_core" / "xor.py")  # not imported by the scene, but it computes registry values
-    assert cache.numbers_digest(tree) != before
+    assert scene_cache.numbers_digest(tree) != before
 
 
 def test_a_scene_outside_the_repository_keys_the_same_wherever_it_lies(tree):
@@ -207,7 +207,7 @@ def test_a_scene_outside_the_repository_keys_the_same_wherever_it_lies(tree):
         try:
             (folder / "s.py").write_text(SCENE_SRC, encoding="utf-8")
             scene = PlannedScene("s", folder / "s.py", "S", "s")
-            keys.append(cache.scene_key(scene, _timeline(), QUALITIES["preview"], root=tree))
+            keys.append(scene_cache.scene_key(scene, _timeline(), QUALITIES["preview"], root=tree))
         finally:
             shutil.rmtree(folder)
     assert keys[0] == keys[1]

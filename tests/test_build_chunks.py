@@ -28,6 +28,7 @@ from lecture.farm.cuts import (
 )
 from lecture.farm.jobs import ChunkPolicy, SceneJob, run_chunked
 from lecture.farm.launcher import RenderUnit, read_log
+from lecture.farm.runners import ThreadRunner
 from lecture.media.ffmpeg import framemd5
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
@@ -115,13 +116,13 @@ def test_a_chunk_key_changes_with_the_beats_it_can_see_and_not_with_later_ones(t
 
 def test_tiling_accepts_chunks_end_to_end_and_names_a_gap_an_overlap_or_a_short_video():
     check_tiling("s", [RenderedRange(0, 37, 37), RenderedRange(None, 37, 0), RenderedRange(37, 114, 77)], 114)
-    with pytest.raises(TilingError, match="chunk 2 starts at frame 40"):
+    with pytest.raises(TilingError, match="trozo 2: empieza en el fotograma 40"):
         check_tiling("s", [RenderedRange(0, 37, 37), RenderedRange(40, 114, 74)], 114)
-    with pytest.raises(TilingError, match="chunk 2 starts at frame 30"):
+    with pytest.raises(TilingError, match="trozo 2: empieza en el fotograma 30"):
         check_tiling("s", [RenderedRange(0, 37, 37), RenderedRange(30, 114, 84)], 114)
-    with pytest.raises(TilingError, match="its video has 36"):
+    with pytest.raises(TilingError, match="su vídeo tiene 36"):
         check_tiling("s", [RenderedRange(0, 37, 36), RenderedRange(37, 114, 77)], 114)
-    with pytest.raises(TilingError, match="scene at 120"):
+    with pytest.raises(TilingError, match="la escena en el 120"):
         check_tiling("s", [RenderedRange(0, 37, 37), RenderedRange(37, 114, 77)], 120)
 
 
@@ -143,12 +144,12 @@ class ChunkScene:
         self.work = root / "work"
 
     def timeline(self) -> Timeline:
-        from voiceover.timeline import build_timeline
+        from voiceover.timing import build_timeline
 
         return build_timeline("tiny_c", script=self.scene.load_script())
 
     def job(self, timeline: Timeline, tag: str) -> SceneJob:
-        from lecture.build.cache import scene_key
+        from lecture.farm.scene_cache import scene_key
 
         q = self.quality
         key = scene_key(self.scene, timeline, q)
@@ -166,7 +167,7 @@ class ChunkScene:
         with BuildDisplay(quiet_console()) as display, ThreadPoolExecutor(workers) as pool:
             results = list(
                 run_chunked(
-                    [job], pool, display, scenes={"tiny_c": self.scene}, timelines={"tiny_c": timeline},
+                    [job], ThreadRunner(pool), display, scenes={"tiny_c": self.scene}, timelines={"tiny_c": timeline},
                     quality=self.quality, policy=ChunkPolicy(workers, chunk_s), numbers_digest="test",
                 )
             )  # fmt: skip
@@ -176,6 +177,7 @@ class ChunkScene:
         return result, outcomes
 
 
+@pytest.mark.slow
 def test_a_chunked_scene_decodes_to_exactly_the_frames_of_an_unsplit_render(tmp_path, monkeypatch):
     c = ChunkScene(tmp_path, monkeypatch)
     timeline = c.timeline()
@@ -195,6 +197,7 @@ def test_a_chunked_scene_decodes_to_exactly_the_frames_of_an_unsplit_render(tmp_
     assert log["bookmarks_fired_s"] == read_log(unsplit.log)["bookmarks_fired_s"]
 
 
+@pytest.mark.slow
 def test_chunking_does_not_depend_on_the_frame_size(tmp_path, monkeypatch):
     """4K frames (at a low rate, to stay quick): the same plan, the same exact join."""
     uhd = Quality("4k", 3840, 2160, 5)
@@ -212,6 +215,7 @@ def test_chunking_does_not_depend_on_the_frame_size(tmp_path, monkeypatch):
     assert stream == "3840,2160"
 
 
+@pytest.mark.slow
 def test_editing_the_last_beat_renders_only_from_the_chunk_it_is_in(tmp_path, monkeypatch):
     c = ChunkScene(tmp_path, monkeypatch)
     first, parts = c.render(c.job(c.timeline(), "a"), chunk_s=2.0)
@@ -228,6 +232,7 @@ def test_editing_the_last_beat_renders_only_from_the_chunk_it_is_in(tmp_path, mo
     assert kept[0].reused and kept[0].key == parts[0].key
 
 
+@pytest.mark.slow
 def test_a_killed_render_resumes_with_the_chunks_it_finished(tmp_path, monkeypatch):
     c = ChunkScene(tmp_path, monkeypatch)
     timeline = c.timeline()
@@ -243,6 +248,7 @@ def test_a_killed_render_resumes_with_the_chunks_it_finished(tmp_path, monkeypat
     assert len(framemd5(Path(result.output))) == round(timeline.total_s * FPS)
 
 
+@pytest.mark.slow
 def test_an_animation_that_spans_a_cut_stays_whole_in_the_chunk_it_started_in(tmp_path, monkeypatch):
     c = ChunkScene(tmp_path, monkeypatch)
     timeline = c.timeline()
@@ -281,6 +287,7 @@ def test_a_chunk_that_cannot_see_the_repository_says_so_in_spanish(tmp_path):
     assert "no ve el entorno virtual" in missing_python["error"]
 
 
+@pytest.mark.slow
 def test_a_build_killed_midway_resumes_with_the_chunks_it_finished(tmp_path, monkeypatch):
     lecture = fresh_copy(tmp_path / "lecture", with_build=False).apply(monkeypatch)
     proc = lecture.cli("build", "--only", "tiny_a", "--chunk-s", "1", "--jobs", "1")
@@ -305,6 +312,6 @@ def test_local_builds_cut_scenes_for_the_manim_processes_the_cores_can_run_side_
 
     with render_executor(None, 2) as two, render_executor(None, 16) as sixteen:
         assert two.workers == 1 and sixteen.workers == 8  # one manim keeps about two cores busy
-        assert two.executor._max_workers == 2  # scenes still render two at a time
+        assert two.runner.executor._max_workers == 2  # scenes still render two at a time
     # On two cores, --only iceberg is not cut: it would only pay the chunks' own CPU.
     assert target_seconds({"iceberg": 114.0}, two.workers) == {"iceberg": None}

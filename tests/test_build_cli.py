@@ -17,6 +17,7 @@ def tiny(tmp_path, monkeypatch):
     return fresh_copy(tmp_path / "lecture").apply(monkeypatch)
 
 
+@pytest.mark.slow
 def test_scenes_lists_narration_beats_and_render_state_per_quality(tiny, capsys):
     assert main(["scenes", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
@@ -33,6 +34,7 @@ def test_scenes_lists_narration_beats_and_render_state_per_quality(tiny, capsys)
     assert "desfasada" in table[1] and "al día" in table[2]
 
 
+@pytest.mark.slow
 def test_watch_rebuilds_after_a_narration_edit(tiny):
     files = watched_files(tiny.plan)
     assert tiny.script("tiny_a").resolve() in files and tiny.scenes_py.resolve() in files
@@ -64,6 +66,7 @@ def test_watch_rebuilds_after_a_narration_edit(tiny):
     assert "azul" in (tiny.out() / "lecture.es.srt").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_an_edit_saved_while_watch_is_building_is_built_next(tiny):
     from lecture.build.pipeline import build
 
@@ -115,6 +118,7 @@ def test_snapshots_see_edits_new_files_and_deletions(tmp_path):
     assert changed(second, snapshot([a, b])) == [a]
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_refused(tiny, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["build", "--quality", "8k"])
@@ -124,6 +128,7 @@ def test_bad_arguments_are_refused(tiny, capsys):
     assert main(["build", "--jobs", "0"]) == 2
 
 
+@pytest.mark.slow
 def test_narrate_is_wired_to_the_narration_command(tiny, capsys):
     assert main(["narrate", "tiny_b"]) == 0
     out = capsys.readouterr().out

@@ -9,6 +9,8 @@ from fixtures.faults import FAULTS, inject, lecture_is_correct
 
 from lecture.build.pipeline import build
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.name)
 def test_one_build_after_a_damaged_artefact_gives_a_correct_lecture(fault, tmp_path, monkeypatch):

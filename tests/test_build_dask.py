@@ -16,9 +16,10 @@ import pytest
 from fixtures.build_support import base_lecture, frames_of, fresh_copy, quiet_console
 from test_build_chunks import FPS
 
+from ffn_core import settings
 from lecture.build.pipeline import build
 from lecture.farm.chunk import ChunkUnit
-from lecture.farm.cluster import ENV_VAR, SchedulerSpec, configured_scheduler, dask_executor, parse_scheduler
+from lecture.farm.cluster import SchedulerSpec, configured_scheduler, dask_executor, parse_scheduler
 from lecture.media.ffmpeg import framemd5
 
 pytest.importorskip("distributed")
@@ -30,9 +31,9 @@ def test_the_scheduler_is_an_address_or_a_local_cluster_and_anything_else_is_ref
     for bad in ("local:0", "10.0.0.5:8786", "http://x:1", "local:dos"):
         with pytest.raises(ValueError, match="--scheduler"):
             parse_scheduler(bad)
-    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.delenv(settings.DASK_SCHEDULER.name, raising=False)
     assert configured_scheduler(None) is None
-    monkeypatch.setenv(ENV_VAR, "tcp://planificador:8786")
+    monkeypatch.setenv(settings.DASK_SCHEDULER.name, "tcp://planificador:8786")
     assert configured_scheduler(None).address == "tcp://planificador:8786"
     assert configured_scheduler("local:2").local_workers == 2  # the option wins over the environment
 
@@ -43,6 +44,7 @@ def two_workers():
         yield run
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_see_the_files_fails_its_task_with_words_not_a_traceback(two_workers, tmp_path):
     from lecture.farm.remote import run_on_worker
 
@@ -76,6 +78,7 @@ def _kill_a_busy_worker(run, killed: dict, stop: threading.Event) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_build_loses_no_chunk_and_repeats_none(two_workers, tmp_path, monkeypatch):
     """The tiny plan built on two Dask workers, in chunks of about a second; one worker is
     killed while it renders. The build ends correct: the lost chunk ran again on the other
@@ -111,9 +114,10 @@ def _silent_render(work: Path) -> Path:
     return next(p for p in work.glob("*.mp4"))
 
 
+@pytest.mark.slow
 def test_the_build_sends_its_chunks_to_the_scheduler_named_in_the_environment(tmp_path, monkeypatch):
     lecture = fresh_copy(tmp_path / "lecture", with_build=False).apply(monkeypatch)
-    monkeypatch.setenv(ENV_VAR, "local:2")
+    monkeypatch.setenv(settings.DASK_SCHEDULER.name, "local:2")
     proc = lecture.cli("build", "--only", "tiny_b", "--chunk-s", "1")
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err[-3000:]

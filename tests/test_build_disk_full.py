@@ -17,6 +17,8 @@ from fixtures.build_support import base_lecture, quiet_console, write_tiny_lectu
 
 from lecture.build.pipeline import build
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def small_disk(tmp_path):

@@ -10,9 +10,11 @@ import pytest
 import soundfile
 from fixtures.build_support import frames_of, fresh_copy, narration_offsets_ms, quiet_console
 
+from lecture.build import narrate as narrate_step
 from lecture.build.pipeline import build
-from lecture.build.state import narrate as narrate_step
 from lecture.media.ffmpeg import probe
+
+pytestmark = pytest.mark.slow
 
 
 class NoRenderExecutor(Executor):
@@ -136,7 +138,7 @@ def test_only_renders_the_scenes_named_and_says_when_the_lecture_waits(tiny):
     assert report.rendered == ["tiny_a"] and report.order == ["tiny_a"]
     assert report.lecture is None and any("tiny_b" in n for n in report.notes)
     assert _mtimes(tiny)["lecture.mp4"] == before["lecture.mp4"]
-    with pytest.raises(ValueError, match="unknown scene"):
+    with pytest.raises(ValueError, match="escena(s) desconocida"):
         build("preview", only=["nada"], console=quiet_console())
 
 

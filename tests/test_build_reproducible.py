@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fixtures.build_support import quiet_console, write_tiny_lecture
 
 from lecture.build.pipeline import build
 from lecture.media.ffmpeg import framemd5
+
+pytestmark = pytest.mark.slow
 
 
 def _clean_build(root: Path, monkeypatch) -> Path:

@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 from fixtures.build_support import TinyLecture, frames_of, fresh_copy, narration_offsets_ms, quiet_console
 
-from lecture.build.pipeline import BuildLocked, build
+from lecture.build.lock import BuildLocked
+from lecture.build.pipeline import build
 from lecture.media.ffmpeg import probe
 from voiceover.timeline import Timeline
+
+pytestmark = pytest.mark.slow
 
 
 def _wait_for(condition, proc, timeout_s: float) -> bool:

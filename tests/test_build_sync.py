@@ -39,17 +39,20 @@ def five_scene_lecture(tmp_path_factory):
         assert "FFN_PLAN" not in os.environ or os.environ["FFN_PLAN"] != str(lecture.plan)
 
 
+@pytest.mark.slow
 def test_every_scene_narration_plays_within_12_ms_of_its_own_file(five_scene_lecture):
     _, report = five_scene_lecture
     assert len(report.offsets) == 5
     assert report.worst_offset_ms <= MAX_OFFSET_MS == 12.0, report.lines()
 
 
+@pytest.mark.slow
 def test_lecture_audio_lasts_as_long_as_its_video_within_25_ms(five_scene_lecture):
     _, report = five_scene_lecture
     assert report.length_gap_ms <= MAX_LENGTH_GAP_MS == 25.0, report.lines()
 
 
+@pytest.mark.slow
 def test_offsets_do_not_grow_from_join_to_join(five_scene_lecture):
     _, report = five_scene_lecture
     first, last = report.offsets[1].offset_ms, report.offsets[-1].offset_ms

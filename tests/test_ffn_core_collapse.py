@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ffn_core.collapse import D_HIDDEN, D_MODEL, solve
-from ffn_core.numbers import number
+from ffn_core.registry import number
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import torch
 
 from ffn_core.features import read_features
 from ffn_core.memory import FACTS
-from ffn_core.numbers import number
+from ffn_core.registry import number
 
 REPO = Path(__file__).resolve().parent.parent
 

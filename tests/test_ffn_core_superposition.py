@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from ffn_core import superposition as sp
-from ffn_core.numbers import dataset, number
+from ffn_core.registry import dataset, number
 
 REPO = Path(__file__).resolve().parent.parent
 THRESHOLD = 0.5  # norm above which a feature counts as represented (the lecture's rule)
@@ -218,7 +218,7 @@ def test_the_dataset_holds_the_study_the_numbers_describe():
 def test_reading_the_superposition_numbers_imports_no_torch():
     code = (
         "import sys\n"
-        "from ffn_core.numbers import number\n"
+        "from ffn_core.registry import number\n"
         "number('superposition.sparse.n_represented')\n"
         "print(sorted(m for m in sys.modules if m.startswith('torch')))\n"
     )

@@ -12,6 +12,8 @@ from lecture.media.ffmpeg import moov_before_mdat, probe
 from lecture.plan import load_plan
 from voiceover.timeline import load_timeline
 
+pytestmark = pytest.mark.slow
+
 
 def _scene_logs(root: Path) -> dict[str, dict]:
     logs = {}

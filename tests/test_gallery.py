@@ -44,9 +44,9 @@ def built(tmp_path_factory):
         mp.setenv("FFN_RENDERS_DIR", str(root / "renders"))
         # manim's TeX and text caches go to a temporary folder too; ffn_core's cache is left
         # where it is (FFN_CACHE_DIR would move it, and retrain the small models).
-        import lecture.build.pipeline
+        import lecture.layout
 
-        mp.setattr(lecture.build.pipeline, "build_dir", lambda: root / "cache" / "build")
+        mp.setattr(lecture.layout, "build_dir", lambda: root / "cache" / "build")
         captured = []
         real = gallery.write_gallery
 
@@ -68,6 +68,7 @@ def test_every_kit_mobject_class_is_found_and_has_a_sample():
     gallery.check_samples(gallery.kit_drawings(), gallery.kit_samples())
 
 
+@pytest.mark.slow
 def test_every_kit_mobject_class_appears_in_the_gallery_once(built):
     folder, results = built
     shown = [(p.drawing.module_file, p.drawing.name) for r in results for p in r.placed]
@@ -78,6 +79,7 @@ def test_every_kit_mobject_class_appears_in_the_gallery_once(built):
         assert module_file in page
 
 
+@pytest.mark.slow
 def test_the_command_writes_one_nonblank_png_per_sheet_with_every_drawing_and_label_drawn(built):
     folder, results = built
     assert sorted(p.name for p in folder.glob("*.png")) == sorted(f"{r.sheet.name}.png" for r in results)
@@ -99,6 +101,7 @@ def test_the_command_writes_one_nonblank_png_per_sheet_with_every_drawing_and_la
                 assert ink[max(r0, 0) : r1 + 1, max(c0, 0) : c1 + 1].any(), f"{r.image.name}: {what} is blank"
 
 
+@pytest.mark.slow
 def test_no_drawing_or_label_overlaps_another_or_leaves_the_frame(built):
     _, results = built
     assert [(r.sheet.name, p) for r in results for p in r.problems] == []
@@ -107,6 +110,7 @@ def test_no_drawing_or_label_overlaps_another_or_leaves_the_frame(built):
             assert 0 < p.scale <= gallery.MAX_UPSCALE
 
 
+@pytest.mark.slow
 def test_labels_are_legible_at_preview_size(built):
     """Names are the type scale's label and small sizes, never scaled: 20 px or taller at 854x480."""
     _, results = built
@@ -130,7 +134,7 @@ def test_the_command_refuses_a_kit_class_without_a_sample_and_names_it(monkeypat
     monkeypatch.setattr(gallery, "kit_drawings", lambda: (*real(), Drawing(Lantern, "scenes/kit/lantern.py")))
     assert main(["gallery"]) == 2
     err = capsys.readouterr().err
-    assert "Lantern (scenes/kit/lantern.py)" in err and "scenes/kit/samples.py" in err
+    assert "Lantern (scenes/kit/lantern.py)" in err and "scenes/kit/gallery_samples.py" in err
 
 
 def test_a_new_kit_module_is_discovered_and_its_missing_sample_named(tmp_path, monkeypatch):

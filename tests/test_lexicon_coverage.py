@@ -275,7 +275,7 @@ def script_files() -> list[Path]:
 
 def spoken_text(segment: str) -> str:
     """A segment as the engine gets it (before the lexicon): fields said as words."""
-    from ffn_core.numbers import number
+    from ffn_core.registry import number
     from voiceover.spoken import resolve_field
 
     def said(m: re.Match[str]) -> str:

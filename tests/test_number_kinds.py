@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ffn_core.numbers import COMPUTED, KINDS, PUBLISHED, QUOTED, Number, all_numbers, number
+from ffn_core.registry import COMPUTED, KINDS, PUBLISHED, QUOTED, Number, all_numbers, number
 from voiceover.references import load_references
 
 SEEDS = Path("/work/shared/seeds")  # the course's source texts, where this machine has them

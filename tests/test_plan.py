@@ -21,7 +21,7 @@ def test_the_script_comes_from_the_class_when_the_plan_omits_it(tmp_path):
 
 
 def test_a_plan_that_disagrees_with_the_class_is_refused_naming_both(tmp_path):
-    with pytest.raises(ValueError, match=r"plan says script 'tiny_a' but class TinyB .* declares 'tiny_b'"):
+    with pytest.raises(ValueError, match=r"el plan dice script «tiny_a» pero la clase TinyB .* declara «tiny_b»"):
         load_plan(_plan(tmp_path, 'class = "TinyB"\nscript = "tiny_a"'))
 
 

@@ -172,7 +172,7 @@ def test_build_timeline_takes_the_sources_from_the_script(tmp_path, monkeypatch)
     import numpy as np
     import soundfile
 
-    from voiceover.timeline import build_timeline
+    from voiceover.timing import build_timeline
 
     monkeypatch.setenv("FFN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("FFN_RECORDINGS_DIR", str(tmp_path / "no_recordings"))
@@ -222,8 +222,8 @@ def run_tiny(tmp_path, monkeypatch, render: bool):
     clears its stage with FadeOut(m) for m in self.mobjects, as real scenes do."""
     from manim import FadeIn, FadeOut, tempconfig
 
-    from scenes.kit import NarratedScene
     from scenes.kit import typography as ty
+    from scenes.kit.narrated import NarratedScene
 
     monkeypatch.setenv("FFN_TIMELINE", str(tiny_timeline(tmp_path)))
     monkeypatch.setenv("FFN_SCENE_LOG", str(tmp_path / "log.json"))
@@ -308,8 +308,8 @@ def test_the_citation_is_small_muted_and_in_the_bottom_right_corner_inside_the_m
 def test_a_scene_puts_the_citation_in_another_corner_when_its_own_text_is_there(tmp_path, monkeypatch):
     from manim import UL, FadeIn, tempconfig
 
-    from scenes.kit import NarratedScene
     from scenes.kit import typography as ty
+    from scenes.kit.narrated import NarratedScene
 
     monkeypatch.setenv("FFN_TIMELINE", str(tiny_timeline(tmp_path)))
     monkeypatch.setenv("FFN_SCENE_LOG", str(tmp_path / "log.json"))
@@ -344,6 +344,7 @@ def test_a_scene_puts_the_citation_in_another_corner_when_its_own_text_is_there(
     assert run(corner=UL) == []
 
 
+@pytest.mark.slow
 def test_the_citation_fades_in_and_out_in_the_rendered_frames(tmp_path, monkeypatch):
     import subprocess
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from ffn_core.attention_walk import FOCUS_QUERY, solve, walk
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from voiceover.script import load_script
 
 

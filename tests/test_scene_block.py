@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ffn_core.groups.block import trace_block_shapes
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from voiceover.script import load_script
 
 # LLaMA-2 7B as Meta published it: params.json of the 7B checkpoint (dim 4096, n_layers 32,

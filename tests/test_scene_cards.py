@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ffn_core.numbers import all_numbers, number
+from ffn_core.registry import all_numbers, number
 from voiceover.script import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,13 +104,13 @@ def test_chapters_are_the_plans_scenes_in_order_titled_by_their_scripts():
 
 def test_the_default_plan_is_lecture_plans_and_ffn_plan_moves_both(tmp_path, monkeypatch):
     from lecture import plan as lecture_plan
-    from voiceover import chapters
+    from voiceover import chapters, paths
 
-    assert chapters.DEFAULT_PLAN == lecture_plan.PLAN_PATH
+    assert paths.DEFAULT_PLAN == lecture_plan.PLAN_PATH
     other = tmp_path / "plan.toml"
     other.write_text(_plan_toml(SMALL_PLAN[1]), encoding="utf-8")
     monkeypatch.setenv("FFN_PLAN", str(other))
-    assert chapters.plan_file() == lecture_plan.plan_path() == other.resolve()
+    assert paths.plan_file() == lecture_plan.plan_path() == other.resolve()
     assert [c.title for c in chapters.chapters()] == [load_script("xor").title]
 
 
@@ -124,7 +124,7 @@ def test_a_plan_without_a_narration_for_a_scene_is_refused_naming_it(tmp_path):
 
 
 def test_reordering_the_plan_changes_the_title_cards_cache_key_and_no_other(tmp_path, monkeypatch):
-    from lecture.build.cache import scene_key
+    from lecture.farm.scene_cache import scene_key
     from lecture.plan import load_plan
     from lecture.qualities import QUALITIES
     from voiceover.timeline import Timeline

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from ffn_core.specialists import LAYER, TOPICS, selectivity, solve
 from voiceover.script import load_script
 

@@ -289,7 +289,7 @@ def test_the_notation_helpers_write_nothing_the_check_retires():
 
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
 def test_numbers_the_scene_reads_are_listed_with_it_by_the_audit(run, script):
-    from ffn_core.numbers import all_numbers
+    from ffn_core.registry import all_numbers
     from lecture.review.audit import numbers_with_scenes
 
     planned = [s for s in load_plan() if s.script == script]
@@ -303,14 +303,14 @@ def test_numbers_the_scene_reads_are_listed_with_it_by_the_audit(run, script):
 
 def _is_dataset_read(logged) -> bool:
     """A dataset read is logged as its digest ("sha256:..."; see scenes/kit/datasets.py)."""
-    from ffn_core.numbers import DATASET_LOG_PREFIX
+    from ffn_core.registry import DATASET_LOG_PREFIX
 
     return isinstance(logged, str) and logged.startswith(DATASET_LOG_PREFIX)
 
 
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
 def test_datasets_the_scene_reads_are_registered_and_listed_with_it_by_their_digest(run, script):
-    from ffn_core.numbers import dataset
+    from ffn_core.registry import dataset
     from lecture.review.listing import dataset_rows
 
     read = {k: v for k, v in run.numbers_read.items() if _is_dataset_read(v)}
@@ -328,7 +328,7 @@ def test_datasets_the_scene_reads_are_registered_and_listed_with_it_by_their_dig
 def test_numbers_json_lists_every_dataset_with_its_shape_source_and_sha256_after_the_numbers():
     import hashlib
 
-    from ffn_core.numbers import all_datasets, canonical_json
+    from ffn_core.registry import all_datasets, canonical_json
     from lecture.review.listing import audit_lines, audit_rows
 
     rows = audit_rows(load_plan())
@@ -346,7 +346,7 @@ def test_numbers_json_lists_every_dataset_with_its_shape_source_and_sha256_after
 
 @pytest.mark.parametrize("script", sorted(SCENES))
 def test_narration_speaks_computed_numbers_and_no_typed_digit(script):
-    from ffn_core.numbers import number
+    from ffn_core.registry import number
     from voiceover.spoken import render
 
     loaded = load_script(script)
@@ -408,10 +408,10 @@ def test_a_scaled_clock_time_played_after_the_clock_moved_is_refused():
 
 
 # -- what scenes may import from ffn_core ----------------------------------------------------
-# Scenes read data only through the audited registry (`ffn_core.numbers`: numbers and
+# Scenes read data only through the audited registry (`ffn_core.registry`: numbers and
 # datasets, which `numbers --json` lists) and draw with pure shape functions
 # (`ffn_core.shapes`). A solver imported directly would feed the screen unaudited.
-ALLOWED_FFN_CORE = {"ffn_core.numbers", "ffn_core.shapes"}
+ALLOWED_FFN_CORE = {"ffn_core.registry", "ffn_core.shapes"}
 SCENE_SOURCES = sorted([*(REPO / "scenes").glob("*.py"), *(REPO / "scenes" / "kit").glob("*.py")])
 
 
@@ -436,11 +436,12 @@ def ffn_core_imports(path: Path) -> list[tuple[int, str]]:
 def test_the_import_rule_sees_lazy_and_package_imports(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text(
-        "from ffn_core.numbers import number\nfrom ffn_core import shapes, xor\ndef f():\n    import ffn_core.approx\n",
+        "from ffn_core.registry import number\nfrom ffn_core import shapes, xor\n"
+        "def f():\n    import ffn_core.approx\n",
         encoding="utf-8",
     )
     imported = [m for _, m in ffn_core_imports(probe)]
-    assert imported == ["ffn_core.numbers", "ffn_core.shapes", "ffn_core.xor", "ffn_core.approx"]
+    assert imported == ["ffn_core.registry", "ffn_core.shapes", "ffn_core.xor", "ffn_core.approx"]
     assert [m for m in imported if m not in ALLOWED_FFN_CORE] == ["ffn_core.xor", "ffn_core.approx"]
 
 
@@ -448,6 +449,6 @@ def test_the_import_rule_sees_lazy_and_package_imports(tmp_path):
 def test_scenes_import_from_ffn_core_only_the_registry_and_shapes(path):
     bad = [f"{path.relative_to(REPO)}:{line}: {m}" for line, m in ffn_core_imports(path) if m not in ALLOWED_FFN_CORE]
     assert not bad, (
-        "a scene reads data through ffn_core.numbers (number / dataset) and draws with ffn_core.shapes; "
+        "a scene reads data through ffn_core.registry (number / dataset) and draws with ffn_core.shapes; "
         f"these import ffn_core directly: {bad}"
     )

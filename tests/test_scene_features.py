@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ffn_core.numbers import number
+from ffn_core.registry import number
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch import nn
 
-from ffn_core.numbers import number
+from ffn_core.registry import number
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("gpt2_small", "gpt3_175b", "llama2_7b")

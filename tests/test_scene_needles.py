@@ -18,7 +18,7 @@ import pytest
 
 from ffn_core.needles import ANGLE_SCALE, MAX_ANGLE_DEG, WORDS, needle_angle_deg, sample_neurons
 from ffn_core.needles import tray as needle_tray
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from voiceover.script import load_script
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from voiceover.script import load_script
 
 

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from ffn_core.memory import FACTS
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from ffn_core.relay import PROMPT, read_relay, relay_count
 
 

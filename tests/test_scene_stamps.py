@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from ffn_core.memory import FACTS
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from ffn_core.stamps import N_PRESSED, read_stamps
 from voiceover.script import load_script
 

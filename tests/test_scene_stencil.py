@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from ffn_core.stencil import stencil_example
 
 

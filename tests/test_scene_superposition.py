@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from voiceover.script import load_script
 
 

@@ -12,7 +12,7 @@ import pytest
 from ffn_core.approx import NEURON_COUNTS, fit_all
 from ffn_core.examples import word_walkthrough
 from ffn_core.ffn import key_value_reading
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from voiceover.script import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ SPEECH_RANGE_S = {"approx": (80, 150), "analogies": (40, 90)}
 
 @pytest.mark.parametrize("scene", sorted(SCENES))
 def test_narration_lasts_what_the_scene_needs(scene):
-    from voiceover.timeline import build_timeline
+    from voiceover.timing import build_timeline
 
     speech = sum(b.speech_s for b in build_timeline(scene).beats)
     low, high = SPEECH_RANGE_S[scene]

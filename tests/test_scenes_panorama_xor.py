@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ffn_core.collapse import solve as solve_collapse
-from ffn_core.numbers import number
+from ffn_core.registry import number
 from ffn_core.xor import VIEW, clip_line
 from ffn_core.xor import solve as solve_xor
 

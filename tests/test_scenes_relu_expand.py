@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ffn_core.ffn import gelu, relu
-from ffn_core.numbers import number
+from ffn_core.registry import number
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENES = {"relu": ROOT / "scenes" / "relu.py", "expand_contract": ROOT / "scenes" / "expand_contract.py"}

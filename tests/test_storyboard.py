@@ -12,6 +12,8 @@ from PIL import Image
 
 from lecture.cli import main
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):

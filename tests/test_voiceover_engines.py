@@ -12,11 +12,12 @@ import sys
 import pytest
 import soundfile
 
+from voiceover.clips import clip_key
 from voiceover.engines import DEFAULT_ENGINE, ENGINES, EngineError, default_engine, engine_class, resolve_engine
 from voiceover.engines.espeak import EspeakEngine
 from voiceover.engines.piper import NATURAL_WPM, PiperEngine
 from voiceover.script import load_script
-from voiceover.timeline import build_timeline, clip_key
+from voiceover.timing import build_timeline
 
 ENV_KEYS = ("FFN_VOICE_ENGINE", "FFN_VOICE", "FFN_VOICE_SPEED", "FFN_PIPER_MODEL", "FFN_RECORDINGS_DIR")
 

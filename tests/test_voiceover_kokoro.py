@@ -12,20 +12,18 @@ import numpy as np
 import pytest
 import soundfile
 
+from lecture.media import soundtrack as st
+from lecture.media.loudness import measure
+from voiceover.audio_format import RATE_HZ
+from voiceover.clips import clip_key, speak_sentences
 from voiceover.engines import EngineError, identity, is_aligned, resolve_engine
 from voiceover.engines import kokoro_assets as assets
 from voiceover.engines.espeak import EspeakEngine
 from voiceover.engines.kokoro import ACOUSTIC_LEAD, KokoroEngine, _Levels, parse_speed
-from voiceover.mix import MIX_RATE_HZ, normalize, write_scene_track
 from voiceover.script import load_script
-from voiceover.timeline import (
-    NarrationStats,
-    build_timeline,
-    clip_key,
-    load_timeline,
-    speak_sentences,
-    timeline_path,
-)
+from voiceover.timeline import load_timeline, timeline_path
+from voiceover.timing import NarrationStats, build_timeline
+from voiceover.track import write_scene_track
 
 SCRIPT = '''title = "Prueba"
 
@@ -68,14 +66,14 @@ class WordsEngine:
 
     def synthesize_words(self, units, out_wav):
         self.calls.append(list(units))
-        starts, at = [], int(0.1 * MIX_RATE_HZ)
+        starts, at = [], int(0.1 * RATE_HZ)
         for unit in units:
             starts.append(at)
-            at += int(0.04 * (len(unit) + 1) * MIX_RATE_HZ)
+            at += int(0.04 * (len(unit) + 1) * RATE_HZ)
         starts.append(at)
-        tone = 0.3 * np.sin(2 * np.pi * 200 * np.arange(at) / MIX_RATE_HZ)
+        tone = 0.3 * np.sin(2 * np.pi * 200 * np.arange(at) / RATE_HZ)
         tone[: starts[0]] = 0
-        soundfile.write(str(out_wav), tone.astype(np.float32), MIX_RATE_HZ, subtype="PCM_16", format="WAV")
+        soundfile.write(str(out_wav), tone.astype(np.float32), RATE_HZ, subtype="PCM_16", format="WAV")
         return starts
 
 
@@ -341,7 +339,7 @@ def test_each_sentence_is_spoken_whole_and_bookmarks_fall_on_word_starts(tmp_pat
         "guarda casi dos tercios.",
         "Y trabaja en silencio.",
     ]
-    assert beat.speech_s == pytest.approx(len(whole) / MIX_RATE_HZ)
+    assert beat.speech_s == pytest.approx(len(whole) / RATE_HZ)
     assert load_timeline("prueba") == timeline
 
 
@@ -390,7 +388,7 @@ def test_a_scene_s_missing_sentences_go_to_the_engine_together_and_are_cached_on
         ]
         assert np.array_equal(*audio)
         # The segments' clips add up to the beat's sentences, sample for sample.
-        assert len(audio[1]) == round(beat_together.speech_s * MIX_RATE_HZ)
+        assert len(audio[1]) == round(beat_together.speech_s * RATE_HZ)
 
 
 def test_an_edit_hands_the_engine_only_the_sentence_it_touched(tmp_path):
@@ -438,7 +436,7 @@ def test_the_lexicon_respells_for_the_speaker_only_with_espeak_too(tmp_path):
 
         def synthesize(self, text, out_wav):
             spoken.append(text)
-            soundfile.write(str(out_wav), np.zeros(4800, np.float32), MIX_RATE_HZ, subtype="PCM_16", format="WAV")
+            soundfile.write(str(out_wav), np.zeros(4800, np.float32), RATE_HZ, subtype="PCM_16", format="WAV")
 
     body = 'title = "T"\n[[beat]]\nname = "a"\ntext = "GPT y LLaMA usan ReLU, SwiGLU o GELU; MiniLM, softmax."\n'
     timeline = build_timeline("escena", engine=Recorder(), script=script_at(tmp_path, body, "escena"))
@@ -449,8 +447,8 @@ def test_the_lexicon_respells_for_the_speaker_only_with_espeak_too(tmp_path):
 def test_a_beat_with_a_recorded_segment_is_spoken_segment_by_segment(tmp_path, monkeypatch):
     root = tmp_path / "grabaciones" / "prueba"
     root.mkdir(parents=True)
-    tone = 0.3 * np.sin(2 * np.pi * 220 * np.arange(MIX_RATE_HZ) / MIX_RATE_HZ)
-    soundfile.write(str(root / "uno.1.wav"), tone.astype(np.float32), MIX_RATE_HZ)
+    tone = 0.3 * np.sin(2 * np.pi * 220 * np.arange(RATE_HZ) / RATE_HZ)
+    soundfile.write(str(root / "uno.1.wav"), tone.astype(np.float32), RATE_HZ)
     calls: list = []
     timeline = build_timeline(
         "prueba", engine=WordsEngine(calls), script=script_at(tmp_path), recordings=tmp_path / "grabaciones"
@@ -506,9 +504,9 @@ def test_kokoro_speaks_a_sentence_whole_with_exact_bookmarks(tmp_path):
     # Each bookmark sits on the start of the word after it, as the sentence's clip says.
     sentences = sentence_clips(tmp_path)
     _, first = sentences[("La", "capa", "fid fóruard", "guarda", "casi", "dos", "tercios.")]
-    assert round(beat.bookmarks["guarda"] * MIX_RATE_HZ) == first[3]
+    assert round(beat.bookmarks["guarda"] * RATE_HZ) == first[3]
     second_clip, second = sentences[("Y", "trabaja", "en", "silencio.")]
-    assert round(beat.bookmarks["trabaja"] * MIX_RATE_HZ) == first[-1] + second[0]
+    assert round(beat.bookmarks["trabaja"] * RATE_HZ) == first[-1] + second[0]
     # A word said straight after another starts ACOUSTIC_LEAD before its first phoneme's
     # frame (frames of 600 samples at 24 kHz are 1200 samples at 48 kHz)...
     assert (first[3] + 2 * ACOUSTIC_LEAD) % 1200 == 0
@@ -531,10 +529,11 @@ def test_kokoro_speaks_a_sentence_whole_with_exact_bookmarks(tmp_path):
     stats = NarrationStats()
     later = build_timeline("prueba", engine=engine, script=script_at(tmp_path, moved), stats=stats)
     assert later.beats[0].bookmarks["guarda"] > beat.bookmarks["guarda"]
-    assert round(later.beats[0].bookmarks["guarda"] * MIX_RATE_HZ) == first[4]
+    assert round(later.beats[0].bookmarks["guarda"] * RATE_HZ) == first[4]
     assert stats.synthesized == 0
 
-    # Loudness as for every voice: -16 LUFS, true peak under -1 dBTP.
+    # Loudness as for every voice: -16 LUFS, true peak under -1 dBTP, with the build's gain and limiter.
     track = write_scene_track(timeline, tmp_path / "escena.wav")
-    result = normalize(track, tmp_path / "escena.norm.wav")
+    st.limit(track, tmp_path / "escena.norm.wav", gain_db=-16 - st.integrated_lufs([st.block_energies(track)]))
+    result = measure(tmp_path / "escena.norm.wav")
     assert abs(result.integrated_lufs + 16) <= 1.0 and result.true_peak_dbtp <= -1.0

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 import soundfile
 
-from voiceover.mix import MIX_RATE_HZ, scene_samples
+from voiceover.audio_format import RATE_HZ
 from voiceover.recordings import MARGIN_S, find_recordings
 from voiceover.script import ScriptError, load_script
-from voiceover.timeline import build_timeline
+from voiceover.timing import build_timeline
+from voiceover.track import scene_samples
 
 SCRIPT = """title = "Prueba"
 
@@ -87,9 +88,7 @@ class Silent:
     def synthesize(self, text: str, out_wav: Path) -> None:
         if text in self.forbidden:
             raise AssertionError(f"synthesised {text!r}, which is recorded")
-        soundfile.write(
-            str(out_wav), np.zeros(int(0.8 * MIX_RATE_HZ), np.float32), MIX_RATE_HZ, subtype="PCM_16", format="WAV"
-        )
+        soundfile.write(str(out_wav), np.zeros(int(0.8 * RATE_HZ), np.float32), RATE_HZ, subtype="PCM_16", format="WAV")
 
 
 def test_a_recorded_track_replaces_synthesis_and_moves_the_timeline(tmp_path, script):
@@ -116,9 +115,9 @@ def test_a_recorded_track_replaces_synthesis_and_moves_the_timeline(tmp_path, sc
     # And the mix plays the recording there: the 660 Hz tone fills the recorded segment.
     mono = scene_samples(timeline)
     seg = marcas.segments[0]
-    middle = mono[int((seg.start_s + 0.5) * MIX_RATE_HZ) : int((seg.start_s + 1.5) * MIX_RATE_HZ)]
+    middle = mono[int((seg.start_s + 0.5) * RATE_HZ) : int((seg.start_s + 1.5) * RATE_HZ)]
     spectrum = np.abs(np.fft.rfft(middle))
-    assert np.fft.rfftfreq(len(middle), 1 / MIX_RATE_HZ)[np.argmax(spectrum)] == pytest.approx(660, abs=2)
+    assert np.fft.rfftfreq(len(middle), 1 / RATE_HZ)[np.argmax(spectrum)] == pytest.approx(660, abs=2)
 
 
 def test_replacing_a_recording_changes_the_timeline(tmp_path, script):

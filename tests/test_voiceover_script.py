@@ -70,7 +70,8 @@ def test_numbers_are_said_the_spanish_way():
 
 import types  # noqa: E402
 
-from voiceover.timeline import build_timeline, require_bookmarks  # noqa: E402
+from voiceover.timeline import require_bookmarks  # noqa: E402
+from voiceover.timing import build_timeline  # noqa: E402
 
 FIELDS = '''title = "T"
 

@@ -147,7 +147,7 @@ def test_wrap_balances_lines_and_refuses_what_cannot_fit():
 def test_the_real_iceberg_narration_makes_valid_subtitles(tmp_path, monkeypatch):
     """The shipped script, timed by its cached or fresh espeak-ng timeline."""
     from voiceover.engines.espeak import EspeakEngine
-    from voiceover.timeline import build_timeline
+    from voiceover.timing import build_timeline
 
     monkeypatch.setenv("FFN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("FFN_RECORDINGS_DIR", str(tmp_path / "no_recordings"))

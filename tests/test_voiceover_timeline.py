@@ -4,6 +4,7 @@ what changed, and the JSON file carries what scenes need."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,11 +13,13 @@ import pytest
 import soundfile
 from scipy.signal import correlate
 
+from voiceover.audio_format import RATE_HZ
 from voiceover.engines.espeak import EspeakEngine
-from voiceover.mix import MIX_RATE_HZ, write_scene_track
 from voiceover.recordings import voice_bounds
 from voiceover.script import load_script
-from voiceover.timeline import NarrationStats, build_timeline, load_timeline, timeline_path
+from voiceover.timeline import load_timeline, timeline_path
+from voiceover.timing import NarrationStats, build_timeline
+from voiceover.track import write_scene_track
 
 SCRIPT = '''title = "Prueba"
 
@@ -54,7 +57,7 @@ def test_bookmark_times_are_within_20_ms_of_the_measured_segment_boundaries(tmp_
     write_scene_track(timeline, track)
     mixed, rate = soundfile.read(str(track), dtype="float32")
     mixed = mixed[:, 0]
-    assert rate == MIX_RATE_HZ and len(mixed) == round(timeline.total_s * rate)
+    assert rate == RATE_HZ and len(mixed) == round(timeline.total_s * rate)
     for beat in timeline.beats:
         names = list(beat.bookmarks)
         clock = beat.start_s
@@ -138,6 +141,33 @@ class CountingEngine:
 
     def synthesize(self, text: str, out_wav: Path) -> None:
         self.calls.append(text)
-        n = int(round(0.04 * len(text) * MIX_RATE_HZ))
-        tone = 0.3 * np.sin(2 * np.pi * 200 * np.arange(n) / MIX_RATE_HZ)
-        soundfile.write(str(out_wav), tone.astype(np.float32), MIX_RATE_HZ, subtype="PCM_16", format="WAV")
+        n = int(round(0.04 * len(text) * RATE_HZ))
+        tone = 0.3 * np.sin(2 * np.pi * 200 * np.arange(n) / RATE_HZ)
+        soundfile.write(str(out_wav), tone.astype(np.float32), RATE_HZ, subtype="PCM_16", format="WAV")
+
+
+def test_a_damaged_clip_is_made_again_with_one_notice_and_an_unsealed_one_is_reused(tmp_path):
+    from voiceover import seals
+    from voiceover.clips import synthesize
+
+    seals.take_notices()
+    calls: list[str] = []
+    engine = CountingEngine(calls)
+    clip, _, fresh = synthesize(engine, "hola")
+    assert fresh and calls == ["hola"]
+    seal = clip.with_suffix(".seal.json")
+    assert seals.Seal.from_json(json.loads(seal.read_text(encoding="utf-8"))) == seals.seal(clip)
+    assert synthesize(engine, "hola")[2] is False and seals.take_notices() == []
+    # Cached before seals existed: a readable clip is reused.
+    seal.unlink()
+    assert synthesize(engine, "hola")[2] is False and seals.take_notices() == []
+    # Sealed, then changed (a sync tool, a crash): made again, named once.
+    synthesize(engine, "adiós")
+    damaged = synthesize(engine, "adiós")[0]
+    sealed_ns = damaged.stat().st_mtime_ns
+    with open(damaged, "r+b") as f:
+        f.seek(-2, 2)
+        f.write(b"\x7f\x7f")
+    os.utime(damaged, ns=(sealed_ns, sealed_ns + 10**9))  # the clock may not have ticked since it was sealed
+    assert synthesize(engine, "adiós")[2] is True and calls.count("adiós") == 2
+    assert seals.take_notices() == [f"dañado, se rehace: {damaged} (clip de narración)"]

@@ -99,9 +99,9 @@ def test_the_description_lists_the_works_the_plan_cites_and_says_where_numbers_c
 
 
 def test_the_description_limit_is_the_one_the_check_enforces():
-    from lecture.youtube import check, settings
+    from lecture.youtube import channel, check
 
-    assert settings.MAX_DESCRIPTION_BYTES == check.MAX_DESCRIPTION_BYTES == 5000
+    assert channel.MAX_DESCRIPTION_BYTES == check.MAX_DESCRIPTION_BYTES == 5000
 
 
 def test_a_second_dry_run_keeps_the_copied_video_and_takes_the_privacy_asked_for(lecture, capsys):

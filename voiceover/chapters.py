@@ -7,7 +7,7 @@ it (a scene's script is the one its class declares, or the plan's `script`; its 
 `script_path`, or `voiceover/script/es/<script>.toml`), without importing `lecture` (scenes
 may not) and without importing manim.
 
-`lecture.build.cache` adds `signature()` to the cache key of every scene whose sources import this
+`lecture.farm.scene_cache` adds `signature()` to the cache key of every scene whose sources import this
 module: a reordered plan, or a retitled script, re-renders the title card.
 
 Every error names the plan file and the scene at fault.
@@ -15,18 +15,15 @@ Every error names the plan file and the scene at fault.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voiceover.paths import REPO_ROOT, script_path
+from voiceover.paths import REPO_ROOT, plan_file, script_path
 from voiceover.script import declared_script
 
-MODULE = "voiceover.chapters"  # the import `lecture.build.cache` looks for
-# The same default as `lecture.plan.PLAN_PATH` (tests/test_scene_cards.py checks they agree).
-DEFAULT_PLAN = REPO_ROOT / "lecture" / "plan.toml"
+MODULE = "voiceover.chapters"  # the import `lecture.farm.scene_cache` looks for
 
 
 class ChapterError(ValueError):
@@ -38,12 +35,6 @@ class Chapter:
     scene: str  # the plan's `name` of the scene ("iceberg")
     script: str  # its narration's name ("iceberg")
     title: str  # the narration's `title`: the chapter's name on the map and on YouTube
-
-
-def plan_file() -> Path:
-    """The plan in use: `$FFN_PLAN` when set, else `lecture/plan.toml` (as `lecture.plan`)."""
-    configured = os.environ.get("FFN_PLAN")
-    return Path(configured).resolve() if configured else DEFAULT_PLAN
 
 
 def chapters(plan: Path | None = None) -> tuple[Chapter, ...]:

@@ -13,7 +13,6 @@ the repository root, or absolute). Options override the
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import tomllib
@@ -21,10 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voiceover.engines import DEFAULT_ENGINE, ENGINE_NAMES, Engine, EngineError, identity, resolve_engine
-from voiceover.paths import REPO_ROOT
+from voiceover.paths import REPO_ROOT, plan_file
 from voiceover.script import ScriptError, declared_script
-
-PLAN_PATH = REPO_ROOT / "lecture" / "plan.toml"
 
 
 class PlanError(ValueError):
@@ -38,15 +35,9 @@ class PlannedNarration:
     script_path: Path | None  # explicit narration file, or None for the default folder
 
 
-def plan_path() -> Path:
-    """The plan in use: `$FFN_PLAN` when set, else `lecture/plan.toml`."""
-    configured = os.environ.get("FFN_PLAN")
-    return Path(configured).resolve() if configured else PLAN_PATH
-
-
 def plan_scripts(path: Path | None = None) -> list[PlannedNarration]:
     """The narration of every planned scene, in order."""
-    path = Path(path) if path else plan_path()
+    path = Path(path) if path else plan_file()
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -113,7 +104,7 @@ def parser() -> argparse.ArgumentParser:
 def narrate_main(argv: list[str]) -> int:
     """Run the command; 0 on success, 2 on any input error (printed to stderr)."""
     from voiceover.script import load_script
-    from voiceover.timeline import NarrationStats, build_timeline
+    from voiceover.timing import NarrationStats, build_timeline
 
     try:
         args = parser().parse_args(argv)
@@ -125,7 +116,7 @@ def narrate_main(argv: list[str]) -> int:
             print(choice.notice, file=sys.stderr)
         if args.recordings is not None and not args.recordings.is_dir():
             raise PlanError(f"{args.recordings}: the recordings folder does not exist")
-        plan = plan_path()
+        plan = plan_file()
         scenes = select_scenes(plan_scripts(plan), args.scenes, plan)
         engine = choice.engine
         print(f"voz: {engine.name} {_describe(engine)}", file=sys.stderr)

@@ -16,18 +16,18 @@ never taken whole: its bookmark times could only be guessed, not measured.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import soundfile
 
+from ffn_core import settings
 from voiceover.atomic import atomic_path
+from voiceover.decode import decode
 from voiceover.engines import CLIP_RATE_HZ
-from voiceover.paths import cache_dir
+from voiceover.paths import clips_dir
 from voiceover.script import Script, ScriptError
 
 AUDIO_EXTENSIONS = (".wav", ".mp3", ".flac", ".ogg", ".m4a")
@@ -43,8 +43,7 @@ DEFAULT_DIR = Path(__file__).resolve().parent / "recordings"
 
 def recordings_dir() -> Path:
     """Where recorded tracks are looked up; `FFN_RECORDINGS_DIR` moves it."""
-    base = os.environ.get("FFN_RECORDINGS_DIR")
-    return Path(base) if base else DEFAULT_DIR
+    return settings.recordings_root() or DEFAULT_DIR
 
 
 @dataclass(frozen=True)
@@ -109,41 +108,15 @@ def recorded_clip(recording: Path) -> tuple[Path, float]:
     """The recording as a trimmed 48 kHz mono clip (converted once, cached by content)."""
     digest = hashlib.sha256(recording.read_bytes())
     digest.update(f"{MARGIN_S}|{SILENCE_BELOW_PEAK_DB}|{SILENCE_FLOOR_DBFS}|{TRIM_RULES}".encode())
-    path = cache_dir() / "clips" / f"rec-{digest.hexdigest()[:24]}.wav"
+    path = clips_dir() / f"rec-{digest.hexdigest()[:24]}.wav"
     if not path.exists():
-        samples = trim_silence(decode(recording), CLIP_RATE_HZ)
+        samples = trim_silence(decode(recording, ScriptError), CLIP_RATE_HZ)
         if samples is None:
             raise ScriptError(f"{recording}: the recording is silent")
         with atomic_path(path) as tmp:
             soundfile.write(str(tmp), samples, CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
     info = soundfile.info(str(path))
     return path, info.frames / info.samplerate
-
-
-def decode(path: Path) -> np.ndarray:
-    """Any audio file ffmpeg reads -> mono float32 samples at the clip rate."""
-    proc = subprocess.run(
-        [
-            "ffmpeg",
-            "-nostdin",
-            "-loglevel",
-            "error",
-            "-i",
-            str(path),
-            "-vn",
-            "-ac",
-            "1",
-            "-ar",
-            str(CLIP_RATE_HZ),
-            "-f",
-            "f32le",
-            "-",
-        ],
-        capture_output=True,
-    )
-    if proc.returncode != 0:
-        raise ScriptError(f"{path}: not a readable audio file: {proc.stderr.decode(errors='replace').strip()[-300:]}")
-    return np.frombuffer(proc.stdout, dtype=np.float32)
 
 
 def voice_bounds(samples: np.ndarray, rate: int) -> tuple[int, int] | None:

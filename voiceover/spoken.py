@@ -1,7 +1,7 @@
 """Numbers from `ffn_core`, said the Spanish way and written for subtitles.
 
 A script writes `{params.llama2_7b.ffn_share:porcentaje}`; this module reads the key from
-`ffn_core.numbers` and returns what the voice says ("sesenta y seis coma ocho por ciento")
+`ffn_core.registry` and returns what the voice says ("sesenta y seis coma ocho por ciento")
 and what the subtitle shows ("66,8 %", written by `voiceover.numerals`, the same rules as the
 screen). Formats:
 
@@ -33,7 +33,7 @@ class SpokenNumber:
     written: str  # text for subtitles
 
 
-# A number's key -> its value (ffn_core.numbers.Value); a field speaks only a single number.
+# A number's key -> its value (ffn_core.registry.Value); a field speaks only a single number.
 Lookup = Callable[[str], int | float | tuple[object, ...] | str]
 
 

@@ -12,7 +12,7 @@ memory.attention.scale (the same model; tests check they agree).
 
 from __future__ import annotations
 
-from ffn_core.numbers import FRACTION, WIDTH, Dataset, Number
+from ffn_core.registry import FRACTION, WIDTH, Dataset, Number
 
 PREFIX = "attention"
 

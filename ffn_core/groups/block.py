@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ffn_core.cache import disk_cached
-from ffn_core.numbers import Number
+from ffn_core.registry import Number
 
 PREFIX = "block"
 
@@ -54,7 +54,7 @@ class BlockShapes:
 
 # Cached on disk: tracing needs torch, whose import alone costs every render process (each
 # chunk of a scene that counts the registry) about 2 CPU seconds.
-@disk_cached("ffn_core.modules", "ffn_core.params")
+@disk_cached
 def trace_block_shapes(model: str = MODEL, seq_len: int = LLAMA2_CONTEXT_LENGTH) -> BlockShapes:
     """Run a ``[seq_len x d_model]`` input through ``model``'s block on the meta device and
     record each stage's output shape. Deterministic; allocates nothing."""

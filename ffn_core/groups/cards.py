@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from ffn_core.numbers import COMPUTED, KINDS, PUBLISHED, QUOTED, Number
+from ffn_core.registry import COMPUTED, KINDS, PUBLISHED, QUOTED, Number
 
 Provider = Callable[[], tuple[Number, ...]]
 
@@ -25,13 +25,13 @@ def numbers() -> tuple[Number, ...]:
     others = [n for provider in _other_providers() for n in _keys(provider).values()]
     by_kind = Counter(n.kind for n in others)
     by_kind[COMPUTED] += len(OWN_KEYS)  # this group's own numbers are computed here
-    counted = "numbers of that kind in ffn_core.numbers.all_numbers() (the other groups' plus the cards group's own)"
+    counted = "numbers of that kind in ffn_core.registry.all_numbers() (the other groups' plus the cards group's own)"
     own = (
         Number(
             "cards.n_groups",
             len(_other_providers()) + 1,
             "groups of numbers",
-            "distinct providers of ffn_core.numbers (this group included)",
+            "distinct providers of ffn_core.registry (this group included)",
         ),
         Number("cards.n_computed", by_kind[COMPUTED], "numbers", f"kind '{COMPUTED}': {counted}"),
         Number("cards.n_published", by_kind[PUBLISHED], "numbers", f"kind '{PUBLISHED}': {counted}"),
@@ -41,7 +41,7 @@ def numbers() -> tuple[Number, ...]:
         "cards.registry_size",
         len(others) + len(own) + 1,
         "numbers",
-        "len(ffn_core.numbers.all_numbers()), counted as the other groups' numbers plus the cards group's own",
+        "len(ffn_core.registry.all_numbers()), counted as the other groups' numbers plus the cards group's own",
     )
     assert tuple(n.key for n in (*own, size)) == OWN_KEYS
     assert sum(by_kind[k] for k in KINDS) == size.value, "every number has one of the kinds"
@@ -49,13 +49,13 @@ def numbers() -> tuple[Number, ...]:
 
 
 def _other_providers() -> list[Provider]:
-    from ffn_core import numbers as registry
+    from ffn_core import registry
 
     mine = numbers
     return [p for p in dict.fromkeys(registry._all_providers().values()) if p is not mine]
 
 
 def _keys(provider: Provider) -> dict[str, Number]:
-    from ffn_core import numbers as registry
+    from ffn_core import registry
 
     return registry._group(provider)

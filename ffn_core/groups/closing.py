@@ -10,7 +10,7 @@ rounded means, so what is written adds up (the unrounded ``selectivity`` is 3,20
 
 from __future__ import annotations
 
-from ffn_core.numbers import WIDTH, Number
+from ffn_core.registry import WIDTH, Number
 
 PREFIX = "closing"
 SHOWN_PLACES = 2  # an activation's decimals on screen and in the voice (docs/notation.md)

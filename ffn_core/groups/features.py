@@ -7,7 +7,7 @@ the dataset ``features.reading``.
 
 from __future__ import annotations
 
-from ffn_core.numbers import WIDTH, Dataset, Number
+from ffn_core.registry import WIDTH, Dataset, Number
 
 PREFIX = "features"
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ffn_core.numbers import Number
+    from ffn_core.registry import Number
 
 PREFIX = "iceberg"
 
@@ -117,8 +117,8 @@ def whole_model(model: str) -> WholeModel:
 
 
 def numbers() -> tuple[Number, ...]:
-    from ffn_core.numbers import FRACTION, PARAMETERS, Number
     from ffn_core.params import get_config
+    from ffn_core.registry import FRACTION, PARAMETERS, Number
 
     ideal = ideal_block()
     call = f"ffn_core.groups.iceberg.ideal_block({IDEAL_FROM!r})"

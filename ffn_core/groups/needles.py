@@ -4,14 +4,14 @@ The tray itself (every needle's neuron and its readings) is the dataset ``needle
 
 from __future__ import annotations
 
-from ffn_core.numbers import WIDTH, Dataset, Number
+from ffn_core.registry import WIDTH, Dataset, Number
 
 PREFIX = "needles"
 
 
 def numbers() -> tuple[Number, ...]:
     from ffn_core.needles import MAX_ANGLE_DEG, tray
-    from ffn_core.numbers import number
+    from ffn_core.registry import number
 
     t = tray()
     call = "ffn_core.needles.tray()"
@@ -39,19 +39,20 @@ def numbers() -> tuple[Number, ...]:
             "needles.width_ratio",
             _exact_ratio(d_ff, d_model),
             "ratio",
-            "ffn_core.numbers.number('pretrained.minilm.d_ff') / ffn_core.numbers.number('pretrained.minilm.d_model')",
+            "ffn_core.registry.number('pretrained.minilm.d_ff') / "
+            "ffn_core.registry.number('pretrained.minilm.d_model')",
         ),
         Number(
             "needles.layer_trays",
             _exact_ratio(d_ff, t.n_needles),
             "trays",
-            f"ffn_core.numbers.number('pretrained.minilm.d_ff') / {call}.n_needles",
+            f"ffn_core.registry.number('pretrained.minilm.d_ff') / {call}.n_needles",
         ),
         Number(
             "needles.model_trays",
             _exact_ratio(d_model, t.n_needles),
             "trays",
-            f"ffn_core.numbers.number('pretrained.minilm.d_model') / {call}.n_needles",
+            f"ffn_core.registry.number('pretrained.minilm.d_model') / {call}.n_needles",
         ),
         Number("needles.d_model", t.d_model, WIDTH, f"{call}.d_model"),
         # What a needle laid flat really outputs: GELU of a negative number is not zero but a

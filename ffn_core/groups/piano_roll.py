@@ -6,7 +6,7 @@ tuple), so the audit lists them with the code that produced them.
 
 from __future__ import annotations
 
-from ffn_core.numbers import FRACTION, Number
+from ffn_core.registry import FRACTION, Number
 
 PREFIX = "piano_roll"
 

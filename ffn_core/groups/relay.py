@@ -8,7 +8,7 @@ from 1 in the keys, as on screen ("bloque 1", "cabeza 2").
 
 from __future__ import annotations
 
-from ffn_core.numbers import FRACTION, Number
+from ffn_core.registry import FRACTION, Number
 
 PREFIX = "relay"
 

@@ -9,7 +9,7 @@ blocks are counted from 1 («bloque 2 de 2»).
 
 from __future__ import annotations
 
-from ffn_core.numbers import FRACTION, WIDTH, Dataset, Number
+from ffn_core.registry import FRACTION, WIDTH, Dataset, Number
 
 PREFIX = "stamps"
 

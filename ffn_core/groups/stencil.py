@@ -6,7 +6,7 @@ The LLaMA widths and parameter counts themselves are the `swiglu.llama2_7b.*` nu
 
 from __future__ import annotations
 
-from ffn_core.numbers import FRACTION, WIDTH, Number
+from ffn_core.registry import FRACTION, WIDTH, Number
 
 UNIT_GATE = 1.0  # the gate that passes its paint unchanged; the stencil draws gates against it
 

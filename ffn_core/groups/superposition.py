@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ffn_core.numbers import FRACTION, WIDTH, Dataset, Number
+from ffn_core.registry import FRACTION, WIDTH, Dataset, Number
 
 if TYPE_CHECKING:  # the solver is imported lazily, when a key of this group is asked for
     from ffn_core.superposition import SuperpositionStudy

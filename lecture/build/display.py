@@ -8,15 +8,13 @@ change of state is one printed line, so the record stays readable.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-if TYPE_CHECKING:
-    from lecture.build.pipeline import BuildReport
+from lecture.build.report import BuildReport
 
 STATES = {
     "waiting": "[dim]en cola[/]",
@@ -147,22 +145,3 @@ def print_summary(report: BuildReport, console: Console) -> None:
     for name, error in report.failed.items():
         console.print(f"[red]«{escape(name)}» falló:[/]", highlight=False)
         console.print(error, markup=False, highlight=False, soft_wrap=True)
-
-
-def describe_voice(voice: dict) -> str:
-    """One line for a timeline's `voice` entry: engine, voice, speed, accent and model."""
-    parts = [str(voice.get("engine", "?"))]
-    if voice.get("voice"):
-        parts.append(str(voice["voice"]))
-    if voice.get("speed") is not None:
-        parts.append(f"velocidad {voice['speed']}")
-    if voice.get("lang"):
-        parts.append(str(voice["lang"]))
-    model = voice.get("model")
-    sha = voice.get("model_sha256")
-    if model or sha:
-        parts.append(f"{model or 'modelo'}" + (f" (sha256 {str(sha)[:12]}…)" if sha else ""))
-    line = ", ".join(parts)
-    if voice.get("recorded"):
-        line += f"; {voice['recorded']} tramos grabados"
-    return line

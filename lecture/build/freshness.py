@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lecture.build import cache
-from lecture.build.display import BuildDisplay
 from lecture.build.narrate import Narrated
-from lecture.build.state import Build
+from lecture.build.state import Build, BuildProgress
+from lecture.farm import scene_cache
 from lecture.farm.jobs import SceneJob
 from lecture.farm.launcher import RenderUnit
 from lecture.qualities import Quality
@@ -19,20 +18,20 @@ from voiceover.timeline import Timeline
 
 @dataclass(frozen=True)
 class RenderPlan:
-    reused: Mapping[str, cache.CacheRecord]  # every narrated scene whose render is up to date (read only)
+    reused: Mapping[str, scene_cache.CacheRecord]  # every narrated scene whose render is up to date (read only)
     cached: tuple[str, ...]  # the chosen among them, in the plan's order
     to_render: tuple[SceneJob, ...]  # the chosen scenes out of date, longest first
-    numbers_digest: str  # `cache.numbers_digest()` as this build saw it
+    numbers_digest: str  # `scene_cache.numbers_digest()` as this build saw it
 
 
-def plan(build: Build, narrated: Narrated, display: BuildDisplay) -> RenderPlan:
-    from ffn_core.numbers import logged_value
+def plan(build: Build, narrated: Narrated, display: BuildProgress) -> RenderPlan:
+    from ffn_core.registry import logged_value
 
     def current(key: str) -> object:
         return logged_value(key)  # a number's value, a dataset's digest: what a render's record kept
 
-    digest = cache.numbers_digest()
-    reused: dict[str, cache.CacheRecord] = {}
+    digest = scene_cache.numbers_digest()
+    reused: dict[str, scene_cache.CacheRecord] = {}
     cached: list[str] = []
     to_render: list[SceneJob] = []
     for scene in build.plan:
@@ -40,11 +39,11 @@ def plan(build: Build, narrated: Narrated, display: BuildDisplay) -> RenderPlan:
             continue
         timeline = narrated.timelines[scene.name]
         work = build.work.scene(scene.name)
-        key = cache.scene_key(scene, timeline, build.quality)
-        record = cache.load_record(work, key)
-        if cache.is_fresh(record, key, current, work, digest):
+        key = scene_cache.scene_key(scene, timeline, build.quality)
+        record = scene_cache.load_record(work, key)
+        if scene_cache.is_fresh(record, key, current, work, digest):
             reused[scene.name] = record
-            cache.touch(work, key)
+            scene_cache.touch(work, key)
             if scene.name in build.chosen_names:
                 cached.append(scene.name)
                 display.cached(scene.name)

@@ -8,16 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture.audio_format import RATE_HZ
-from lecture.build import cache
-from lecture.build.display import BuildDisplay
 from lecture.build.failures import failure_message
 from lecture.build.mix import Mixed, lecture_audio
 from lecture.build.signatures import signature, unless_fresh, write_atomically
-from lecture.build.state import Build, Failure
+from lecture.build.state import Build, BuildProgress, Failure
+from lecture.farm import scene_cache
 from lecture.media.chapter_marks import SceneSpan, chapters_text, make_chapters, youtube_problems
-from lecture.media.ffmpeg import concat_videos, mux_copy
+from lecture.media.ffmpeg import concat_streams, mux_copy
 from voiceover.atomic import write_json, write_text
+from voiceover.audio_format import RATE_HZ
 from voiceover.timeline import Timeline
 
 
@@ -35,10 +34,10 @@ class Joined:
 
 def join(
     build: Build,
-    records: Mapping[str, cache.CacheRecord],
+    records: Mapping[str, scene_cache.CacheRecord],
     mixed: Mixed,
     anything_failed: bool,
-    display: BuildDisplay,
+    display: BuildProgress,
 ) -> Joined:
     """`records`: every scene up to date; `anything_failed`: whether an earlier step failed."""
     missing = [s.name for s in build.plan if s.name not in records]
@@ -73,12 +72,12 @@ def join(
     return Joined(lecture, video_seconds, subtitles, chapters, tuple(notes))
 
 
-def lecture_video(build: Build, names: list[str], records: Mapping[str, cache.CacheRecord], mixed: Mixed) -> Path:
+def lecture_video(build: Build, names: list[str], records: Mapping[str, scene_cache.CacheRecord], mixed: Mixed) -> Path:
     """lecture.mp4: the scenes' silent videos joined, with the lecture's narration."""
     videos = [records[n].video_path(build.work.scene(n)) for n in names]
     video_sig = signature(["silent", [records[n].key for n in names]])
     silent = build.work.silent_lecture
-    unless_fresh(silent, video_sig, lambda: concat_videos(videos, silent))
+    unless_fresh(silent, video_sig, lambda: concat_streams(videos, silent, "scene videos"))
     if mixed.narration is None:
         raise RuntimeError("la narración de la clase falló: no hay audio que unir")
     narration, audio_sig = lecture_audio(
@@ -89,7 +88,7 @@ def lecture_video(build: Build, names: list[str], records: Mapping[str, cache.Ca
     return lecture
 
 
-def write_manifest(build: Build, names: list[str], records: Mapping[str, cache.CacheRecord]) -> None:
+def write_manifest(build: Build, names: list[str], records: Mapping[str, scene_cache.CacheRecord]) -> None:
     """Which scene files the lecture is made of, in order: what `ffn-video check` compares
     the lecture's (or the YouTube video's) narration with, scene by scene."""
     scenes = [

@@ -19,29 +19,20 @@ from pathlib import Path
 
 import numpy as np
 
-from lecture.audio_format import RATE_HZ
-from lecture.build import cache
 from lecture.build.failures import failure_message
 from lecture.build.freshness import expected_frames
 from lecture.build.narrate import Narrated
 from lecture.build.signatures import signature, unless_fresh
 from lecture.build.state import Build, Failure
+from lecture.farm import scene_cache
+from lecture.media.loudness import Loudness
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
 from voiceover.atomic import write_json
-from voiceover.audio_format import CEILING_DBTP, TARGET_LUFS
+from voiceover.audio_format import CEILING_DBTP, RATE_HZ, TARGET_LUFS
 from voiceover.timeline import Timeline
 
 GAIN_ATTEMPTS = 4  # limiting takes a little loudness away: the gain is corrected from the result
-
-
-@dataclass(frozen=True)
-class MeasuredLoudness:
-    """The lecture narration's loudness, measured when it was normalised and kept beside it
-    (`voiceover.mix` and its scipy take seconds to import; a build with nothing to do skips it)."""
-
-    integrated_lufs: float  # LUFS, ITU-R BS.1770
-    true_peak_dbtp: float  # dBTP, 4x oversampled
 
 
 @dataclass(frozen=True)
@@ -50,7 +41,7 @@ class Narration:
 
     limited: dict[str, tuple[Path, str]]
     encoded: dict[str, tuple[Path, str]]  # the chosen scenes' narration alone, as AAC: (m4a, signature)
-    loudness: MeasuredLoudness
+    loudness: Loudness  # the lecture's, measured from its scenes' blocks when it was limited
     gain_db: float
 
 
@@ -69,20 +60,22 @@ class Mixed:
     failed: tuple[Failure, ...]
 
 
-def fitted_timeline(timeline: Timeline, record: cache.CacheRecord | None, quality: Quality) -> Timeline:
+def fitted_timeline(timeline: Timeline, record: scene_cache.CacheRecord | None, quality: Quality) -> Timeline:
     """The timeline lasting exactly as long as the video's whole frames, so audio, subtitles
     and chapters of scenes laid end to end stay on the video's clock."""
     frames = record.frames if record is not None and record.frames else expected_frames(timeline, quality)
     return replace(timeline, total_s=frames / quality.fps)
 
 
-def fitted_timelines(build: Build, narrated: Narrated, records: Mapping[str, cache.CacheRecord]) -> dict[str, Timeline]:
+def fitted_timelines(
+    build: Build, narrated: Narrated, records: Mapping[str, scene_cache.CacheRecord]
+) -> dict[str, Timeline]:
     return {name: fitted_timeline(t, records.get(name), build.quality) for name, t in narrated.timelines.items()}
 
 
 @contextmanager
 def mixing_ahead(
-    build: Build, narrated: Narrated, reused: Mapping[str, cache.CacheRecord], background: bool
+    build: Build, narrated: Narrated, reused: Mapping[str, scene_cache.CacheRecord], background: bool
 ) -> Iterator[MixAhead]:
     """With `background`, the narration is mixed, limited and encoded on another thread
     while the caller renders; either way the thread is done when the block ends."""
@@ -95,7 +88,7 @@ def mixing_ahead(
         pool.shutdown(wait=True)
 
 
-def mix(build: Build, narrated: Narrated, records: Mapping[str, cache.CacheRecord], ahead: MixAhead) -> Mixed:
+def mix(build: Build, narrated: Narrated, records: Mapping[str, scene_cache.CacheRecord], ahead: MixAhead) -> Mixed:
     """The narration for the videos as rendered (`records`: every scene up to date)."""
     fitted = fitted_timelines(build, narrated, records)
     try:
@@ -122,19 +115,19 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
     from lecture.media import soundtrack as st
 
     def write_track(timeline: Timeline, track: Path) -> None:
-        from voiceover.mix import write_scene_track  # scipy: seconds to import, only when needed
+        from voiceover.track import write_scene_track  # pydub: imported only when a track is made
 
         write_scene_track(timeline, track)
 
     folder = build.work.audio
     names = [s.name for s in build.plan if s.name in fitted]
     if not names:
-        raise ValueError("no scene has narration")
+        raise ValueError("ninguna escena tiene narración")
     raw: dict[str, tuple[Path, str]] = {}
     energies: dict[str, np.ndarray] = {}
     for name in names:
         timeline = fitted[name]
-        sig = signature(["track", cache.timing_signature(timeline), _clip_stamp(timeline)])
+        sig = signature(["track", scene_cache.timing_signature(timeline), _clip_stamp(timeline)])
         track = folder / f"{name}.wav"
         unless_fresh(track, sig, partial(write_track, timeline, track))
         raw[name] = (track, sig)
@@ -169,7 +162,7 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
             m4a = folder / f"{name}.m4a"
             unless_fresh(m4a, lsig, partial(st.encode_scene, wav, m4a))
             encoded[name] = (m4a, lsig)
-    return Narration(limited, encoded, MeasuredLoudness(lufs, peak), gain)
+    return Narration(limited, encoded, Loudness(lufs, peak), gain)
 
 
 def lecture_audio(build: Build, audio: Narration, video_samples: Mapping[str, int]) -> tuple[Path, str]:

@@ -7,12 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture.build import cache
-from lecture.build.display import BuildDisplay
 from lecture.build.failures import failure_message
 from lecture.build.mix import Mixed
 from lecture.build.signatures import signature, unless_fresh
-from lecture.build.state import Build, Failure
+from lecture.build.state import Build, BuildProgress, Failure
+from lecture.farm import scene_cache
 from lecture.media.ffmpeg import mux_copy
 
 
@@ -23,10 +22,10 @@ class Muxed:
 
 def mux(
     build: Build,
-    records: Mapping[str, cache.CacheRecord],
+    records: Mapping[str, scene_cache.CacheRecord],
     mixed: Mixed,
     failed_before: frozenset[str],
-    display: BuildDisplay,
+    display: BuildProgress,
 ) -> Muxed:
     """`records`: every scene up to date; `failed_before`: the names that already failed."""
     if mixed.narration is None:
@@ -44,7 +43,7 @@ def mux(
     return Muxed(tuple(failed))
 
 
-def scene_video(build: Build, name: str, record: cache.CacheRecord, encoded: tuple[Path, str]) -> bool:
+def scene_video(build: Build, name: str, record: scene_cache.CacheRecord, encoded: tuple[Path, str]) -> bool:
     """The scene's own MP4; True when remade."""
     m4a, sig = encoded
     video = record.video_path(build.work.scene(name))

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecture.build.display import BuildDisplay, describe_voice
 from lecture.build.failures import failure_message
-from lecture.build.state import Build, Failure
-from voiceover.timeline import Timeline, build_timeline
+from lecture.build.state import Build, BuildProgress, Failure
+from voiceover.timeline import Timeline
+from voiceover.timing import build_timeline
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Narrated:
     failed: tuple[Failure, ...]
 
 
-def narrate(build: Build, display: BuildDisplay) -> Narrated:
+def narrate(build: Build, display: BuildProgress) -> Narrated:
     timelines: dict[str, Timeline] = {}
     failed: list[Failure] = []
     for scene in build.plan:
@@ -40,3 +40,22 @@ def _voice_cache() -> Path:
     from voiceover.paths import cache_dir
 
     return cache_dir()
+
+
+def describe_voice(voice: dict) -> str:
+    """One line for a timeline's `voice` entry: engine, voice, speed, accent and model."""
+    parts = [str(voice.get("engine", "?"))]
+    if voice.get("voice"):
+        parts.append(str(voice["voice"]))
+    if voice.get("speed") is not None:
+        parts.append(f"velocidad {voice['speed']}")
+    if voice.get("lang"):
+        parts.append(str(voice["lang"]))
+    model = voice.get("model")
+    sha = voice.get("model_sha256")
+    if model or sha:
+        parts.append(f"{model or 'modelo'}" + (f" (sha256 {str(sha)[:12]}…)" if sha else ""))
+    line = ", ".join(parts)
+    if voice.get("recorded"):
+        line += f"; {voice['recorded']} tramos grabados"
+    return line

@@ -16,24 +16,19 @@ time per checkout (a lock in the cache folder); a second one stops with a messag
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import time
-from collections.abc import Iterator
 from concurrent.futures import Executor
-from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 
-from filelock import FileLock, Timeout
 from rich.console import Console
 
 from lecture import layout
 from lecture.build.display import BuildDisplay
 from lecture.build.freshness import plan
 from lecture.build.join import join
-from lecture.build.mix import MeasuredLoudness, Narration, mix, mixing_ahead
+from lecture.build.lock import build_lock
+from lecture.build.mix import mix, mixing_ahead
 from lecture.build.mux import mux
 from lecture.build.narrate import narrate
 from lecture.build.preflight import check_tools
@@ -42,26 +37,10 @@ from lecture.build.report import BuildReport, report, start_notices
 from lecture.build.state import Build
 from lecture.farm.cluster import SchedulerSpec, configured_scheduler
 from lecture.farm.launcher import ATTEMPT_PREFIX
-from lecture.layout import build_dir, renders_dir
 from lecture.plan import PlannedScene, load_plan, select
 from lecture.qualities import Quality, get_quality
-from voiceover.atomic import write_json
 
-__all__ = [
-    "BuildLocked",
-    "BuildReport",
-    "MeasuredLoudness",
-    "Narration",
-    "build",
-    "build_dir",
-    "build_lock",
-    "default_jobs",
-    "renders_dir",
-]
-
-
-class BuildLocked(RuntimeError):
-    """Another build holds this checkout's lock."""
+__all__ = ["BuildReport", "build"]
 
 
 def build(
@@ -127,39 +106,6 @@ def _build_locked(
         muxed = mux(this, records, mixed, frozenset(failed), display)
         joined = join(this, records, mixed, bool(failed or muxed.failed), display)
     return report(this, narrated, todo, rendered, mixed, muxed, joined, time.monotonic() - start)
-
-
-# -- the lock ------------------------------------------------------------------------------
-@contextmanager
-def build_lock(quality: Quality) -> Iterator[None]:
-    """One build at a time per checkout: the cache and the renders are shared by all qualities.
-
-    The lock is an OS file lock, so a killed build (SIGKILL included) releases it."""
-    path = build_dir() / ".build.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    info = path.with_name(".build.lock.json")
-    lock = FileLock(str(path))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        raise BuildLocked(_locked_message(info, path)) from None
-    try:
-        write_json(info, {"pid": os.getpid(), "quality": quality.name, "started": datetime.now().strftime("%H:%M:%S")})
-        yield
-    finally:
-        lock.release()
-
-
-def _locked_message(info: Path, path: Path) -> str:
-    try:
-        data = json.loads(info.read_text(encoding="utf-8"))
-        who = f" (pid {data['pid']}, calidad {data['quality']}, empezó a las {data['started']})"
-    except (OSError, ValueError, KeyError):
-        who = ""
-    return (
-        f"otra compilación de ffn-video está en curso en esta copia del proyecto{who}; "
-        f"espera a que termine y vuelve a intentarlo (cerrojo: {path})"
-    )
 
 
 def _clean_leftovers(roots: list[Path]) -> None:

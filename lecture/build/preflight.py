@@ -11,6 +11,8 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 
+from lecture.media.ffmpeg import FFMPEG, FFMPEG_PACKAGE, FFPROBE
+
 
 @dataclass(frozen=True)
 class Tool:
@@ -22,8 +24,8 @@ class Tool:
 # The mux, the narration's encoding, manim's LaTeX, and espeak-ng (the draft voice, and
 # the voice any other engine falls back to).
 TOOLS = (
-    Tool("ffmpeg", "ffmpeg", "unir vídeo y narración"),
-    Tool("ffprobe", "ffmpeg", "medir vídeos y audio"),
+    Tool(FFMPEG, FFMPEG_PACKAGE, "unir vídeo y narración"),
+    Tool(FFPROBE, FFMPEG_PACKAGE, "medir vídeos y audio"),
     Tool("latex", "texlive-latex-base", "fórmulas de las escenas (LaTeX)"),
     Tool("dvisvgm", "dvisvgm", "fórmulas de las escenas (LaTeX a SVG)"),
     Tool("espeak-ng", "espeak-ng", "la voz de borrador y la de reserva"),

@@ -21,21 +21,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecture.build import cache
-from lecture.build.display import BuildDisplay
 from lecture.build.failures import disk_full_message, is_disk_full, nearly_full
 from lecture.build.freshness import RenderPlan, SceneJob
 from lecture.build.narrate import Narrated
-from lecture.build.state import Build, Failure
+from lecture.build.state import Build, BuildProgress, Failure
+from lecture.farm import scene_cache
 from lecture.farm.cluster import SchedulerSpec, dask_executor
 from lecture.farm.jobs import ChunkOutcome, ChunkPolicy, run_chunked
 from lecture.farm.launcher import RenderResult, read_log
-from voiceover import seals as integrity
+from lecture.farm.runners import ChunkRunner, RemoteRunner, ThreadRunner, runner_for
+from voiceover import seals
 
 
 @dataclass(frozen=True)
 class Rendered:
-    records: Mapping[str, cache.CacheRecord]  # the scenes rendered and recorded, by name (read only)
+    records: Mapping[str, scene_cache.CacheRecord]  # the scenes rendered and recorded, by name (read only)
     order: tuple[str, ...]  # their names, in the order they finished
     seconds: Mapping[str, float]  # render time of each (its chunks' wall times added up)
     failed: tuple[Failure, ...]
@@ -58,7 +58,7 @@ CORES_PER_MANIM = 2  # cores one manim process keeps busy at 1080p (measured: ab
 class Renderer:
     """The executor chunks run on, and how many run at once."""
 
-    executor: Executor
+    runner: ChunkRunner
     workers: int  # chunks that can render at once, for planning the cuts
     description: str  # in Spanish, for the summary
 
@@ -72,13 +72,13 @@ def render_executor(
     driving its own manim process."""
     if executor is not None:
         workers = jobs or default_jobs()
-        yield Renderer(executor, workers, f"{type(executor).__name__} ({workers} a la vez)")
+        yield Renderer(runner_for(executor), workers, f"{type(executor).__name__} ({workers} a la vez)")
         return
     if scheduler is not None:
         with dask_executor(scheduler) as run:
             where = "clúster local de Dask" if scheduler.is_local else f"Dask en {scheduler.address}"
             workers = run.workers
-            yield Renderer(run.executor, workers, f"{where}, {workers} trabajadores")
+            yield Renderer(RemoteRunner(run.executor), workers, f"{where}, {workers} trabajadores")
         return
     threads = max(jobs or default_jobs(), 1)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="render")
@@ -86,7 +86,9 @@ def render_executor(
         # Scenes are cut for the processes this machine can really run side by side: one
         # manim keeps about two cores busy at 1080p, so on two cores a cut scene would only
         # pay the chunks' own cost (--chunk-s still cuts when asked).
-        yield Renderer(pool, max(threads // CORES_PER_MANIM, 1), f"{threads} procesos de manim en esta máquina")
+        yield Renderer(
+            ThreadRunner(pool), max(threads // CORES_PER_MANIM, 1), f"{threads} procesos de manim en esta máquina"
+        )
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -96,16 +98,16 @@ def render(
     narrated: Narrated,
     todo: RenderPlan,
     renderer: Renderer,
-    display: BuildDisplay,
+    display: BuildProgress,
     chunk_s: float | None = None,
 ) -> Rendered:
-    records: dict[str, cache.CacheRecord] = {}
+    records: dict[str, scene_cache.CacheRecord] = {}
     seconds: dict[str, float] = {}
     chunks: dict[str, tuple[ChunkOutcome, ...]] = {}
     failed: list[Failure] = []
     results = run_chunked(
         todo.to_render,
-        renderer.executor,
+        renderer.runner,
         display,
         scenes={s.name: s for s in build.plan},
         timelines=narrated.timelines,
@@ -125,13 +127,13 @@ def render(
             display.done(job.unit.scene, result.seconds)
     for scene in build.chosen:
         if scene.name in todo.reused or scene.name in records:
-            cache.prune(build.work.scene(scene.name))
+            scene_cache.prune(build.work.scene(scene.name))
     return Rendered(records, tuple(records), seconds, tuple(failed), chunks, renderer.description)
 
 
 def keep(
     build: Build, narrated: Narrated, job: SceneJob, result: RenderResult, digest: str
-) -> cache.CacheRecord | Failure:
+) -> scene_cache.CacheRecord | Failure:
     """The render's cache record, saved last (a render without one is never reused), or why
     the render cannot be kept."""
     unit = job.unit
@@ -142,13 +144,14 @@ def keep(
             error = disk_full_message("render", work)
         return Failure(unit.scene, error)
     scene = build.scene(unit.scene)
-    if cache.scene_key(scene, narrated.timelines[unit.scene], build.quality) != job.key:
+    if scene_cache.scene_key(scene, narrated.timelines[unit.scene], build.quality) != job.key:
         return Failure(
             unit.scene,
-            f"{scene.module}: the scene's sources changed while it rendered; the render is discarded (build again)",
+            f"{scene.module}: las fuentes de la escena cambiaron mientras se renderizaba; se descarta el render "
+            "(vuelve a compilar)",
         )
     log = read_log(result.log)
-    record = cache.CacheRecord(
+    record = scene_cache.CacheRecord(
         key=job.key,
         video=Path(result.output).name,
         numbers_read=log["numbers_read"],
@@ -157,7 +160,7 @@ def keep(
         fps=float(log["fps"]),
         numbers_digest=digest,
         render_s=result.seconds,
-        extra={"video_seal": integrity.seal(Path(result.output)).to_json()},
+        extra={"video_seal": seals.seal(Path(result.output)).to_json()},
     )
-    cache.save_record(work, record)
+    scene_cache.save_record(work, record)
     return record

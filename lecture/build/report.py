@@ -8,13 +8,13 @@ from pathlib import Path
 
 from lecture.build.freshness import RenderPlan
 from lecture.build.join import Joined
-from lecture.build.mix import MeasuredLoudness, Mixed
+from lecture.build.mix import Mixed
 from lecture.build.mux import Muxed
 from lecture.build.narrate import Narrated
 from lecture.build.render import Rendered
 from lecture.build.state import Build
-from voiceover import seals as integrity
-from voiceover.timeline import take_damage_notices
+from lecture.media.loudness import Loudness
+from voiceover import seals
 
 
 @dataclass
@@ -24,7 +24,7 @@ class BuildReport:
     cached: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     lecture: Path | None = None
-    loudness: MeasuredLoudness | None = None
+    loudness: Loudness | None = None
     seconds: float = 0.0
     order: list[str] = field(default_factory=list)  # the scenes this build was asked for
     render_seconds: dict[str, float] = field(default_factory=dict)
@@ -43,8 +43,7 @@ class BuildReport:
 
 def start_notices() -> None:
     """Forget findings of earlier builds in this process: only this build's are reported."""
-    integrity.take_notices()
-    take_damage_notices()
+    seals.take_notices()
 
 
 def report(
@@ -73,7 +72,7 @@ def report(
         video_seconds=joined.video_seconds,
         subtitles=joined.subtitles,
         chapters=joined.chapters,
-        notes=[*joined.notes, *integrity.take_notices(), *take_damage_notices()],
+        notes=[*joined.notes, *seals.take_notices()],
         voices=list(narrated.voices),
         chunks=dict(rendered.chunks),
         renderer=rendered.renderer,

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from voiceover import seals as integrity
+from voiceover import seals
 from voiceover.atomic import atomic_path, write_json
 
 
@@ -26,12 +26,12 @@ def unless_fresh(output: Path, sig: str, make: Callable[[], object]) -> bool:
     stamp = output.with_name(output.name + ".sig")
     recorded = read_stamp(stamp)
     if output.exists() and recorded.get("sig") == sig:
-        if integrity.intact(output, integrity.Seal.from_json(recorded.get("seal"))):
+        if seals.intact(output, seals.Seal.from_json(recorded.get("seal"))):
             return False
-        integrity.damaged(output)
+        seals.damaged(output)
     stamp.unlink(missing_ok=True)
     make()
-    write_json(stamp, {"sig": sig, "seal": integrity.seal(output).to_json()})
+    write_json(stamp, {"sig": sig, "seal": seals.seal(output).to_json()})
     return True
 
 

@@ -1,22 +1,25 @@
 """The steps of a build, in the order `lecture.build.pipeline` runs them, one module each:
 
   narrate  every scene's timeline (cheap when nothing changed)
-  plan     from the cache keys, which scenes are up to date and which to render
+  freshness  from the cache keys, which scenes are up to date and which to render
   render   the scenes to render, on an executor, each kept in the cache as it finishes
   mix      the narration, limited and encoded (started ahead, while the scenes render)
   mux      each chosen scene's own MP4: its video and its narration
   join     lecture.mp4, scenes.json, subtitles and chapters
   report   what the build did, for the summary
 
-`plan` follows `narrate` because a scene's key hashes its timeline's timing. Each step takes
+`freshness` follows `narrate` because a scene's key hashes its timeline's timing. Each step takes
 the `Build` and the frozen results of the steps before it, and returns its own; failures
-travel in those results, so the report lists them in the order they happened.
+travel in those results, so the report lists them in the order they happened. Steps tell
+the lecturer what they do through `BuildProgress` (the terminal's `BuildDisplay` is one).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
+from lecture.farm.jobs import RenderProgress
 from lecture.layout import Outputs, Workspace
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
@@ -46,3 +49,19 @@ class Failure:
 
     name: str  # the scene's name, or "narración" / "clase"
     message: str  # for the lecturer, in Spanish unless a tool's own words
+
+
+class BuildProgress(RenderProgress, Protocol):
+    """What the steps report while they work, beside the renders' own progress."""
+
+    def cached(self, scene: str) -> None: ...
+
+    def stale(self, scene: str) -> None: ...
+
+    def waiting(self, scene: str, frames: int) -> None: ...
+
+    def done(self, scene: str, seconds: float) -> None: ...
+
+    def failed(self, scene: str, error: str) -> None: ...
+
+    def step(self, message: str) -> None: ...

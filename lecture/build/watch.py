@@ -20,9 +20,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from lecture.build.cache import source_files
 from lecture.build.display import print_summary
-from lecture.build.pipeline import BuildLocked, BuildReport, build
+from lecture.build.lock import BuildLocked
+from lecture.build.pipeline import BuildReport, build
+from lecture.farm.scene_cache import scene_sources
 from lecture.plan import REPO_ROOT, load_plan, plan_path
 
 Snapshot = dict[Path, tuple[int, int] | None]
@@ -44,7 +45,7 @@ def watched_files(plan_file: Path | None = None) -> list[Path]:
     for scene in plan:
         files.add((scene.script_path or script_path(scene.script)).resolve())
         try:
-            files.update(source_files(scene.module))
+            files.update(scene_sources(scene.module))
         except (OSError, SyntaxError):
             files.add(scene.module.resolve())  # half-written source: watch the file itself
     recordings = recordings_dir()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 import uuid
@@ -25,6 +24,7 @@ from pathlib import Path
 from lecture.farm.cuts import RenderedRange
 from lecture.farm.launcher import ATTEMPT_PREFIX, Progress, last_error, read_log, run_manim
 from lecture.plan import REPO_ROOT
+from scenes.kit.protocol import CHUNK_INFO_FILE, ChildRequest, ChunkInfo
 
 
 @dataclass(frozen=True)
@@ -84,14 +84,17 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
     start = time.monotonic()
     attempt = Path(unit.media_dir) / f"{ATTEMPT_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     attempt.mkdir(parents=True, exist_ok=True)
-    tmp_log, tmp_info = attempt / "scene.log.json", attempt / "chunk.json"
+    tmp_log, tmp_info = attempt / "scene.log.json", attempt / CHUNK_INFO_FILE
+    request = ChildRequest(
+        timeline=Path(unit.timeline_json),
+        scene_log=tmp_log,
+        chunk_frames=(unit.start_frame, unit.end_frame),
+        chunk_info=tmp_info,
+        parent_pid=os.getpid(),
+    )
     env = dict(
         {k: v for k, v in os.environ.items() if k not in DASK_WORKER_ENV},
-        FFN_TIMELINE=unit.timeline_json,
-        FFN_SCENE_LOG=str(tmp_log),
-        FFN_CHUNK_FRAMES=f"{unit.start_frame}:{'' if unit.end_frame is None else unit.end_frame}",
-        FFN_CHUNK_INFO=str(tmp_info),
-        FFN_PARENT_PID=str(os.getpid()),
+        **request.env(),
         COLUMNS="160",  # tracebacks not cut at 80 columns
         PYTHONPATH=unit.repo + os.pathsep + os.environ.get("PYTHONPATH", ""),
     )
@@ -124,13 +127,13 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
             return failed(last_error(output) or f"manim exited with status {returncode}")
         if not tmp_log.exists() or not tmp_info.exists():
             return failed(f"manim finished but left no scene log or chunk record under {attempt}")
-        info = read_log(tmp_info)
+        info = ChunkInfo.read(tmp_info)
         frames = int(read_log(tmp_log)["frames"])
-        end = info["past_frame"] if info["past_frame"] is not None else frames
+        end = info.past_frame if info.past_frame is not None else frames
         videos = (attempt / "videos").rglob(f"{unit.class_name}.mp4")
         found = [p for p in videos if "partial_movie_files" not in p.parts]
         written, out = 0, ""
-        if info["first_frame"] is not None:
+        if info.first_frame is not None:
             if len(found) != 1:
                 return failed(f"manim finished but left {len(found)} videos under {attempt}")
             written = count_frames(found[0])
@@ -145,9 +148,9 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
             out,
             unit.log,
             time.monotonic() - start,
-            cpu_s=float(info["cpu_s"]),
-            cpu_to_first_s=float(info.get("cpu_to_first_s") or 0.0),
-            first_frame=info["first_frame"],
+            cpu_s=info.cpu_s,
+            cpu_to_first_s=info.cpu_to_first_s or 0.0,
+            first_frame=info.first_frame,
             end_frame=int(end),
             frames_written=written,
         )
@@ -166,26 +169,9 @@ def _land(src: Path, dest: Path) -> str:
 
 def count_frames(video: Path) -> int:
     """Video frames in `video`, counted from its packets (one per frame; nothing decoded)."""
-    proc = subprocess.run(
-        [
-            "ffprobe",
-            "-v",
-            "error",
-            "-count_packets",
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "stream=nb_read_packets",
-            "-of",
-            "csv=p=0",
-            str(video),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"ffprobe cannot count the frames of {video}: {proc.stderr.strip()}")
-    return int(proc.stdout.strip())
+    from lecture.media.ffmpeg import count_packets
+
+    return count_packets(video)
 
 
 def join_chunks(videos: Sequence[Path], out: Path) -> Path:

@@ -15,20 +15,18 @@ saying so (`lecture.farm.remote`).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lecture.farm.chunk import ChunkResult, ChunkUnit
+from ffn_core import settings
 
 if TYPE_CHECKING:
     from distributed import Client
 
-ENV_VAR = "FFN_DASK_SCHEDULER"
 _ADDRESS_RE = re.compile(r"^(tcp|tls|ucx|inproc)://[^\s:/]+(:\d+)?$")
 _LOCAL_RE = re.compile(r"^local:(\d+)$")
 
@@ -64,7 +62,7 @@ def parse_scheduler(text: str) -> SchedulerSpec:
 
 def configured_scheduler(cli_value: str | None) -> SchedulerSpec | None:
     """The scheduler asked for: `--scheduler`, else $FFN_DASK_SCHEDULER, else none (local pool)."""
-    value = cli_value or os.environ.get(ENV_VAR, "").strip()
+    value = cli_value or settings.raw(settings.DASK_SCHEDULER) or ""
     return parse_scheduler(value) if value else None
 
 
@@ -123,15 +121,3 @@ def _send_worker_code_by_value() -> None:
     from lecture.farm import remote as dask_worker
 
     cloudpickle.register_pickle_by_value(dask_worker)
-
-
-def submit_chunk(executor: Executor, unit: ChunkUnit) -> Future:
-    """Submit one chunk to a Dask executor; the future's result is a plain dict (see
-    `chunk_result`)."""
-    from lecture.farm.remote import run_on_worker
-
-    return executor.submit(run_on_worker, asdict(unit))
-
-
-def chunk_result(value: dict | ChunkResult) -> ChunkResult:
-    return value if isinstance(value, ChunkResult) else ChunkResult(**value)

@@ -148,7 +148,7 @@ def prefix_timeline(timeline: Timeline, fps: int, chunk: Chunk) -> Timeline:
 
 
 def chunk_key(scene: PlannedScene, timeline: Timeline, quality: Quality, chunk: Chunk, root: Path = REPO_ROOT) -> str:
-    from lecture.build.cache import scene_key
+    from lecture.farm.scene_cache import scene_key
 
     base = scene_key(scene, prefix_timeline(timeline, quality.fps, chunk), quality, root)
     parts = ["chunk", base, chunk.start_frame, chunk.end_frame, chunk.is_last]
@@ -180,18 +180,22 @@ def check_tiling(scene: str, ranges: Sequence[RenderedRange], scene_frames: int)
     for i, r in enumerate(ranges):
         if r.empty:
             if r.frames_written:
-                raise TilingError(f"scene '{scene}', chunk {i + 1}: empty, yet {r.frames_written} frames were written")
+                raise TilingError(
+                    f"escena «{scene}», trozo {i + 1}: vacío, pero se escribieron {r.frames_written} fotogramas"
+                )
             continue
         if r.first_frame != clock:
             raise TilingError(
-                f"scene '{scene}', chunk {i + 1} starts at frame {r.first_frame}, but the chunks before it end at "
-                f"frame {clock}; its render and theirs come from different timings"
+                f"escena «{scene}», trozo {i + 1}: empieza en el fotograma {r.first_frame}, pero los trozos "
+                f"anteriores acaban en el {clock}; su render y el de ellos vienen de tiempos distintos"
             )
         if r.end_frame - r.first_frame != r.frames_written:
             raise TilingError(
-                f"scene '{scene}', chunk {i + 1}: frames {r.first_frame}-{r.end_frame} should be "
-                f"{r.end_frame - r.first_frame} frames, its video has {r.frames_written}"
+                f"escena «{scene}», trozo {i + 1}: los fotogramas {r.first_frame}-{r.end_frame} deberían ser "
+                f"{r.end_frame - r.first_frame}, y su vídeo tiene {r.frames_written}"
             )
         clock = r.end_frame
     if clock != scene_frames:
-        raise TilingError(f"scene '{scene}': the chunks end at frame {clock}, the scene at {scene_frames}")
+        raise TilingError(
+            f"escena «{scene}»: los trozos acaban en el fotograma {clock} y la escena en el {scene_frames}"
+        )

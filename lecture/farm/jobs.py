@@ -23,18 +23,19 @@ sees the build's files before importing any of them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field, replace
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from lecture.build import cache
-from lecture.farm.chunk import ChunkResult, ChunkUnit, join_chunks, render_chunk
+from lecture.farm import scene_cache
+from lecture.farm.chunk import ChunkResult, ChunkUnit, join_chunks
 from lecture.farm.cuts import Chunk, TilingError, check_tiling, chunk_key, plan_chunks, target_seconds, total_frames
-from lecture.farm.launcher import RenderResult, RenderUnit, read_log
+from lecture.farm.launcher import Progress, RenderResult, RenderUnit, read_log
+from lecture.farm.runners import ChunkRunner
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
-from voiceover import seals as integrity
+from voiceover import seals
 from voiceover.timeline import Timeline
 
 CHUNKS_FOLDER = "chunks"
@@ -103,10 +104,20 @@ class _Scene:
         return not self.missing()
 
 
+class RenderProgress(Protocol):
+    """What the renders report: a scene started, its frames so far, a callback per scene."""
+
+    def rendering(self, scene: str) -> None: ...
+
+    def frames(self, scene: str, done: int, total: int) -> None: ...
+
+    def callback(self, scene: str) -> Progress: ...
+
+
 def run_chunked(
     jobs: Sequence[SceneJob],
-    executor: Executor,
-    display,
+    runner: ChunkRunner,
+    display: RenderProgress,
     *,
     scenes: Mapping[str, PlannedScene],
     timelines: Mapping[str, Timeline],
@@ -114,11 +125,10 @@ def run_chunked(
     policy: ChunkPolicy,
     numbers_digest: str,
 ) -> Iterator[tuple[SceneJob, RenderResult, tuple[ChunkOutcome, ...]]]:
-    """Render `jobs` as chunks on `executor`; yield each scene when it is whole (or failed)."""
+    """Render `jobs` as chunks on `runner`; yield each scene when it is whole (or failed)."""
     current = _numbers_now()
     lengths_s = {j.unit.scene: timelines[j.unit.scene].total_s for j in jobs}
     targets = target_seconds(lengths_s, policy.workers, policy.chunk_s)
-    local = isinstance(executor, ThreadPoolExecutor)
     progress: dict[str, dict[int, int]] = {}
     states: list[_Scene] = []
     for job in jobs:
@@ -132,13 +142,10 @@ def run_chunked(
     def submit(state: _Scene, indices: list[int]) -> None:
         for i in indices:
             unit = _chunk_unit(state, i)
-            fut: Future[Any]
-            if local:
-                fut = executor.submit(render_chunk, unit, _progress(display, state, i, progress))
+            if runner.reports_progress:
+                fut = runner.submit(unit, _progress(display, state, i, progress))
             else:
-                from lecture.farm.remote import run_on_worker
-
-                fut = executor.submit(run_on_worker, asdict(unit))
+                fut = runner.submit(unit, None)
                 display.rendering(state.job.unit.scene)
             pending[fut] = (state, i)
 
@@ -155,7 +162,7 @@ def run_chunked(
         finished, _ = wait(list(pending), timeout=POLL_S, return_when=FIRST_COMPLETED)
         for fut in finished:
             state, i = pending.pop(fut)
-            state.results[i] = _collect(fut, state, i, numbers_digest)
+            state.results[i] = _collect(runner, fut, state, i, numbers_digest)
             if state.results[i].ok and state.split:  # remote chunks report no frames while they run
                 name = state.job.unit.scene
                 progress[name][i] = state.results[i].frames_written
@@ -167,7 +174,7 @@ def run_chunked(
 
 
 def _numbers_now():
-    from ffn_core.numbers import logged_value
+    from ffn_core.registry import logged_value
 
     return logged_value  # a number's value, a dataset's digest: what a render's record kept
 
@@ -183,23 +190,23 @@ def _plan_scene(
     keys = tuple(chunk_key(scene, timeline, quality, c) for c in chunks)
     state = _Scene(job, scene, timeline, chunks, keys, folder)
     for i, key in enumerate(keys):
-        record = cache.load_record(folder, key)
-        if cache.is_fresh(record, key, current, folder, digest):
+        record = scene_cache.load_record(folder, key)
+        if scene_cache.is_fresh(record, key, current, folder, digest):
             state.results[i] = _reused_result(state, i, record)
             state.reused.add(i)
     return state
 
 
-def _kept_prefix(folder: Path, scene, timeline, quality, current, digest) -> list[cache.CacheRecord]:
+def _kept_prefix(folder: Path, scene, timeline, quality, current, digest) -> list[scene_cache.CacheRecord]:
     """Chunks kept from earlier builds that still hold, following each other from frame 0."""
     if not folder.is_dir():
         return []
-    by_start: dict[int, list[cache.CacheRecord]] = {}
+    by_start: dict[int, list[scene_cache.CacheRecord]] = {}
     for path in folder.glob("*.record.json"):
-        record = cache.load_record(folder, path.name.split(".")[0])
+        record = scene_cache.load_record(folder, path.name.split(".")[0])
         if record is not None and not record.extra.get("last"):
             by_start.setdefault(int(record.extra["start_frame"]), []).append(record)
-    kept: list[cache.CacheRecord] = []
+    kept: list[scene_cache.CacheRecord] = []
     clock, total = 0, total_frames(timeline, quality.fps)
     while True:
         found = None
@@ -207,7 +214,7 @@ def _kept_prefix(folder: Path, scene, timeline, quality, current, digest) -> lis
             end = int(record.extra["end_frame"])
             probe = Chunk(scene.name, 0, 2, clock, end)  # any non-last chunk with this range
             if end < total and record.key == chunk_key(scene, timeline, quality, probe):
-                if cache.is_fresh(record, record.key, current, folder, digest):
+                if scene_cache.is_fresh(record, record.key, current, folder, digest):
                     found = record
                     break
         if found is None:
@@ -216,7 +223,7 @@ def _kept_prefix(folder: Path, scene, timeline, quality, current, digest) -> lis
         clock = int(found.extra["end_frame"])
 
 
-def _reused_result(state: _Scene, i: int, record: cache.CacheRecord) -> ChunkResult:
+def _reused_result(state: _Scene, i: int, record: scene_cache.CacheRecord) -> ChunkResult:
     return ChunkResult(
         state.job.unit.scene,
         i,
@@ -256,7 +263,7 @@ def _chunk_unit(state: _Scene, i: int) -> ChunkUnit:
     )
 
 
-def _progress(display, state: _Scene, i: int, progress: dict[str, dict[int, int]]):
+def _progress(display: RenderProgress, state: _Scene, i: int, progress: dict[str, dict[int, int]]):
     """The scene's progress bar fed by all its chunks (each reports its own frames)."""
     name = state.job.unit.scene
     report = display.callback(name)
@@ -269,13 +276,11 @@ def _progress(display, state: _Scene, i: int, progress: dict[str, dict[int, int]
     return chunk_progress
 
 
-def _collect(fut: Future, state: _Scene, i: int, digest: str) -> ChunkResult:
+def _collect(runner: ChunkRunner, fut: Future, state: _Scene, i: int, digest: str) -> ChunkResult:
     """The chunk's result (an executor's own failure becomes a failed result), kept in the
     chunk cache when the scene is split and the chunk holds frames."""
-    from lecture.farm.cluster import chunk_result
-
     try:
-        result = chunk_result(fut.result())
+        result = runner.result(fut)
     except Exception as err:  # noqa: BLE001 - an executor's failure, not manim's
         result = ChunkResult(state.job.unit.scene, i, False, "", "", 0.0, error=f"{type(err).__name__}: {err}")
     if not result.ok:
@@ -293,7 +298,7 @@ def _keep_chunk(state: _Scene, i: int, result: ChunkResult, digest: str) -> None
     """The chunk's record in the chunk cache, written last (a chunk without one is never reused)."""
     log = read_log(result.log)
     chunk = state.chunks[i]
-    record = cache.CacheRecord(
+    record = scene_cache.CacheRecord(
         key=state.keys[i],
         video=Path(result.output).name,
         numbers_read=log["numbers_read"],
@@ -303,7 +308,7 @@ def _keep_chunk(state: _Scene, i: int, result: ChunkResult, digest: str) -> None
         numbers_digest=digest,
         render_s=result.seconds,
         extra={
-            "video_seal": integrity.seal(Path(result.output)).to_json(),
+            "video_seal": seals.seal(Path(result.output)).to_json(),
             "start_frame": chunk.start_frame,
             "end_frame": chunk.end_frame,
             "last": chunk.is_last,
@@ -314,7 +319,7 @@ def _keep_chunk(state: _Scene, i: int, result: ChunkResult, digest: str) -> None
             "worker": result.worker,
         },
     )
-    cache.save_record(state.folder, record)
+    scene_cache.save_record(state.folder, record)
 
 
 def _finish(state: _Scene, submit) -> tuple[SceneJob, RenderResult, tuple[ChunkOutcome, ...]] | None:
@@ -334,7 +339,7 @@ def _finish(state: _Scene, submit) -> tuple[SceneJob, RenderResult, tuple[ChunkO
             state.retried = True
             again = sorted(state.reused)
             for i in again:
-                cache.record_path(state.folder, state.keys[i]).unlink(missing_ok=True)
+                scene_cache.record_path(state.folder, state.keys[i]).unlink(missing_ok=True)
                 del state.results[i]
             state.reused.clear()
             submit(state, again)

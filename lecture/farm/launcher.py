@@ -56,10 +56,6 @@ class RenderResult:
     error: str = ""
 
 
-class RenderError(RuntimeError):
-    pass
-
-
 Progress = Callable[[int, int], None]  # (frames written, frames expected)
 
 

@@ -2,6 +2,8 @@
 
     FFN_CHUNK_FRAMES=START:END python -m lecture.farm.manim_entry render ... scene.py Scene
 
+(the variables are `scenes.kit.protocol`'s)
+
 `construct()` runs whole; every animation (`play` or `wait`) that starts before frame
 START of the scene's narration clock is skipped, the way manim's own
 `--from_animation_number` skips (the renderer's skipping status: end states are applied,
@@ -26,7 +28,8 @@ import resource
 import runpy
 import signal
 import sys
-from pathlib import Path
+
+from scenes.kit.protocol import ChildRequest, ChunkInfo
 
 
 def _die_with_parent() -> None:
@@ -35,13 +38,9 @@ def _die_with_parent() -> None:
     except (OSError, AttributeError):
         pass
     # The parent may have died before prctl ran.
-    if os.getppid() != int(os.environ.get("FFN_PARENT_PID", os.getppid())):
+    parent = ChildRequest.from_env().parent_pid
+    if parent is not None and os.getppid() != parent:
         sys.exit(70)
-
-
-def parse_range(text: str) -> tuple[int, int | None]:
-    start, _, end = text.partition(":")
-    return int(start), (int(end) if end.strip() else None)
 
 
 class ChunkGate:
@@ -97,13 +96,8 @@ class ChunkGate:
         CairoRenderer.play = gated_play  # type: ignore[method-assign,assignment]  # the patch is the point
         NarratedScene.tear_down = gated_tear_down  # type: ignore[method-assign]  # likewise
 
-    def info(self) -> dict:
-        return {
-            "first_frame": self.first_frame,
-            "past_frame": self.past_frame,
-            "cpu_s": round(_cpu_s(), 3),
-            "cpu_to_first_s": None if self.cpu_to_first_s is None else round(self.cpu_to_first_s, 3),
-        }
+    def info(self) -> ChunkInfo:
+        return ChunkInfo(self.first_frame, self.past_frame, _cpu_s(), self.cpu_to_first_s)
 
 
 def _cpu_s() -> float:
@@ -115,18 +109,18 @@ def _cpu_s() -> float:
 
 def main() -> None:
     _die_with_parent()
-    start, end = parse_range(os.environ.get("FFN_CHUNK_FRAMES", "0:"))
+    request = ChildRequest.from_env()
+    start, end = request.chunk_frames or (0, None)
     gate = ChunkGate(start, end)
     gate.install()
     sys.argv = ["manim"] + sys.argv[1:]
     try:
         runpy.run_module("manim", run_name="__main__", alter_sys=True)
     finally:
-        path = os.environ.get("FFN_CHUNK_INFO")
-        if path:
+        if request.chunk_info is not None:
             from voiceover.atomic import write_json
 
-            write_json(Path(path), gate.info())
+            write_json(request.chunk_info, gate.info().to_json())
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def missing_shared_files(fields: dict) -> str:
     address, _ = where()
     repo = Path(fields["repo"])
     checks = [
-        (repo / "lecture" / "chunk_render.py", "el repositorio", Path.is_file),
+        (repo / "lecture" / "farm" / "chunk.py", "el repositorio", Path.is_file),
         (Path(fields["python"]), "el entorno virtual (su intérprete)", lambda p: os.access(p, os.X_OK)),
         (Path(fields["timeline_json"]), "la caché de la compilación", Path.is_file),
         (Path(fields["output"]).parent, "la caché de la compilación", lambda p: os.access(p, os.W_OK)),

@@ -1,5 +1,10 @@
-"""ffmpeg steps: join silent scene videos without re-encoding, and mux in the narration
-as AAC-LC 48 kHz stereo with the moov atom at the front (fast start for YouTube)."""
+"""The one door to ffmpeg and ffprobe: every process of either that `lecture` starts, starts here.
+
+Besides the two runners: stream-copy joins, the mux of a video with its encoded narration
+(AAC-LC 48 kHz stereo, index at the front for YouTube's fast start), probes and frame MD5s.
+(`voiceover.decode` is the voice package's own door: the import graph keeps `voiceover`
+below `lecture`.)
+"""
 
 from __future__ import annotations
 
@@ -8,33 +13,51 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from lecture.audio_format import AAC_ARGS
 from voiceover.atomic import atomic_path
+from voiceover.audio_format import CHANNELS, RATE_HZ
+
+FFMPEG, FFPROBE = "ffmpeg", "ffprobe"  # the programs, and Debian's package for both
+FFMPEG_PACKAGE = "ffmpeg"
+AAC_BITRATE = "192k"
+# ffmpeg's output options for the narration as AAC-LC (the codec YouTube asks for).
+AAC_ARGS = ("-c:a", "aac", "-profile:a", "aac_low", "-b:a", AAC_BITRATE, "-ar", str(RATE_HZ), "-ac", str(CHANNELS))
 
 
-class MuxError(RuntimeError):
-    pass
+class FfmpegError(RuntimeError):
+    """ffmpeg or ffprobe failed; the message says what it was doing."""
 
 
-def run_ffmpeg(args: list[str], what: str, error: type[Exception] = MuxError) -> None:
-    """ffmpeg, quiet unless it fails; the error says what it was doing and ffmpeg's last words."""
-    proc = subprocess.run(
-        ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args], capture_output=True, text=True
-    )
+def run_ffmpeg(args: Sequence[str], what: str, error: type[Exception] = FfmpegError) -> bytes:
+    """ffmpeg, quiet unless it fails; its standard output. The error says what it was doing
+    and ffmpeg's last words."""
+    proc = subprocess.run([FFMPEG, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args], capture_output=True)
     if proc.returncode != 0:
-        raise error(f"ffmpeg failed while {what}: {proc.stderr.strip()[-800:]}")
+        raise error(f"ffmpeg failed while {what}: {proc.stderr.decode(errors='replace').strip()[-800:]}")
+    return proc.stdout
 
 
-_ffmpeg = run_ffmpeg
+def run_ffprobe(args: Sequence[str], path: Path, error: type[Exception] = FfmpegError) -> str:
+    """ffprobe on `path` with `args`; its standard output, or an error naming the file."""
+    proc = subprocess.run([FFPROBE, "-v", "error", *args, str(path)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise error(f"ffprobe cannot read {path}: {proc.stderr.strip()[-400:]}")
+    return proc.stdout
+
+
+def concat_line(path: Path) -> str:
+    """One entry of a concat demuxer list. Inside single quotes only `'` is special: it
+    closes the quote, is written escaped, and the quote reopens (a folder named o'brien)."""
+    quoted = str(Path(path).resolve()).replace("'", "'\\''")
+    return f"file '{quoted}'\n"
 
 
 def concat_streams(paths: Sequence[Path], out: Path, what: str) -> Path:
     """Stream-copy concatenation (ffmpeg's concat demuxer): nothing is encoded again."""
     with atomic_path(out) as tmp:
         listing = tmp.with_suffix(".txt")
-        listing.write_text("".join(f"file '{Path(p).resolve()}'\n" for p in paths), encoding="utf-8")
+        listing.write_text("".join(concat_line(p) for p in paths), encoding="utf-8")
         try:
-            _ffmpeg(
+            run_ffmpeg(
                 ["-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", "-f", "mp4", str(tmp)],
                 f"joining {len(paths)} {what}",
             )
@@ -43,41 +66,10 @@ def concat_streams(paths: Sequence[Path], out: Path, what: str) -> Path:
     return out
 
 
-def concat_videos(videos: list[Path], out: Path) -> Path:
-    return concat_streams(videos, out, "scene videos")
-
-
-def mux(video: Path, audio_wav: Path, out: Path) -> Path:
-    """Video stream copied as is; narration encoded once to AAC-LC (`lecture.audio_format`)."""
-    with atomic_path(out) as tmp:
-        _ffmpeg(
-            [
-                "-i",
-                str(video),
-                "-i",
-                str(audio_wav),
-                "-map",
-                "0:v:0",
-                "-map",
-                "1:a:0",
-                "-c:v",
-                "copy",
-                *AAC_ARGS,
-                "-movflags",
-                "+faststart",
-                "-f",
-                "mp4",
-                str(tmp),
-            ],
-            f"muxing {Path(video).name} with {Path(audio_wav).name}",
-        )
-    return out
-
-
 def mux_copy(video: Path, audio: Path, out: Path) -> Path:
     """Video and already-encoded audio put together as they are, index at the front."""
     with atomic_path(out) as tmp:
-        _ffmpeg(
+        run_ffmpeg(
             [
                 "-i",
                 str(video),
@@ -102,14 +94,7 @@ def mux_copy(video: Path, audio: Path, out: Path) -> Path:
 
 def probe(path: Path) -> dict:
     """ffprobe's view of a file: streams and format, as a dict."""
-    proc = subprocess.run(
-        ["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", str(path)],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise MuxError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
-    return json.loads(proc.stdout)
+    return json.loads(run_ffprobe(["-show_streams", "-show_format", "-of", "json"], path))
 
 
 def moov_before_mdat(path: Path) -> bool:
@@ -136,10 +121,13 @@ def moov_before_mdat(path: Path) -> bool:
 def framemd5(video: Path) -> list[str]:
     """One MD5 per decoded video frame (ffmpeg's framemd5 muxer), without the header: two
     videos with equal lists show the same pictures, whatever their containers."""
-    out = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-i", str(video), "-map", "0:v:0", "-f", "framemd5", "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = run_ffmpeg(
+        ["-i", str(video), "-map", "0:v:0", "-f", "framemd5", "-"], f"hashing the frames of {video}"
+    ).decode()
     return [line.rsplit(",", 1)[-1].strip() for line in out.splitlines() if line and not line.startswith("#")]
+
+
+def count_packets(video: Path) -> int:
+    """Video frames in `video`, counted from its packets (one per frame; nothing decoded)."""
+    args = ["-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0"]
+    return int(run_ffprobe(args, video).strip())

@@ -19,16 +19,16 @@ encoding of the same limited PCM.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import soundfile
 
-from lecture.audio_format import AAC_ARGS, CHANNELS, RATE_HZ
-from lecture.media.ffmpeg import run_ffmpeg
+from lecture.media.ffmpeg import AAC_ARGS, run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
-from voiceover.audio_format import CEILING_DBTP, limiter_chain
+from voiceover.audio_format import CEILING_DBTP, CHANNELS, OVERSAMPLING, RATE_HZ, limiter_chain
 
 # The limiter aims this far below the ceiling: room for the resample back to 48 kHz and for
 # the overshoot of AAC encoding (measured about 0.4 dB on the lecture's narration).
@@ -87,14 +87,17 @@ def true_peak_dbtp(wav: Path) -> float:
     from scipy.signal import resample_poly
 
     data, _ = soundfile.read(str(wav), dtype="float32", always_2d=True)
-    over = resample_poly(data[:, 0], 4, 1)
+    over = resample_poly(data[:, 0], OVERSAMPLING, 1)
     peak = float(np.max(np.abs(over))) if over.size else 0.0
     return 20 * np.log10(peak) if peak > 0 else float("-inf")
 
 
 def limit(in_wav: Path, out_wav: Path, gain_db: float, ceiling_dbtp: float = CEILING_DBTP) -> None:
     """Apply `gain_db`, then a true-peak limiter under the ceiling (run at 4x the rate so
-    it sees the peaks between samples), as 48 kHz stereo 16-bit."""
+    it sees the peaks between samples), as 48 kHz stereo 16-bit. A silent narration has no
+    loudness to bring to the target: its gain is infinite, and refused."""
+    if not math.isfinite(gain_db):
+        raise ValueError(f"{in_wav}: la narración está en silencio; no hay sonoridad que normalizar")
     limit_lin = 10 ** ((ceiling_dbtp - LIMITER_HEADROOM_DB) / 20)
     with atomic_path(Path(out_wav)) as tmp:
         _ffmpeg(

@@ -10,13 +10,13 @@ means the narration comes late in the lecture.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from lecture.media.ffmpeg import run_ffmpeg, run_ffprobe
 from voiceover.audio_format import RATE_HZ
 
 MAX_OFFSET_MS = 12.0  # the narration of any scene within this of its own file
@@ -64,38 +64,21 @@ class SyncReport:
 
 def decode_audio(path: Path, start_s: float = 0.0, seconds: float | None = None) -> np.ndarray:
     """Mono float32 samples at 48 kHz of `path`'s first audio stream, as a player decodes it."""
-    args = ["ffmpeg", "-nostdin", "-v", "error", "-i", str(path)]
+    args = ["-i", str(path)]
     if start_s > 0:
         # After -i: decode from the start and discard, so the edit list is honoured exactly.
         args += ["-ss", f"{start_s:.6f}"]
     if seconds is not None:
         args += ["-t", f"{seconds:.6f}"]
     args += ["-vn", "-ac", "1", "-ar", str(RATE_HZ), "-f", "f32le", "-"]
-    proc = subprocess.run(args, capture_output=True)
-    if proc.returncode != 0:
-        raise SyncCheckError(f"ffmpeg cannot decode the audio of {path}: {proc.stderr.decode()[-400:].strip()}")
-    return np.frombuffer(proc.stdout, dtype=np.float32)
+    pcm = run_ffmpeg(args, f"decoding the audio of {path}", SyncCheckError)
+    return np.frombuffer(pcm, dtype=np.float32)
 
 
 def stream_seconds(path: Path) -> tuple[float, float]:
     """(video, audio) durations of `path`, from the streams' own time stamps."""
-    proc = subprocess.run(
-        [
-            "ffprobe",
-            "-v",
-            "error",
-            "-show_entries",
-            "stream=codec_type,duration,nb_frames,r_frame_rate",
-            "-of",
-            "json",
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise SyncCheckError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
-    streams = json.loads(proc.stdout)["streams"]
+    entries = ["-show_entries", "stream=codec_type,duration,nb_frames,r_frame_rate", "-of", "json"]
+    streams = json.loads(run_ffprobe(entries, path, SyncCheckError))["streams"]
     video = next((s for s in streams if s["codec_type"] == "video"), None)
     audio = next((s for s in streams if s["codec_type"] == "audio"), None)
     if video is None or audio is None:
@@ -106,25 +89,8 @@ def stream_seconds(path: Path) -> tuple[float, float]:
 def video_frames(path: Path) -> tuple[int, float]:
     """(frames, fps) of `path`'s video stream: the frames a player shows, from the stream's
     duration (which honours the edit list; a packet count may include hidden frames)."""
-    proc = subprocess.run(
-        [
-            "ffprobe",
-            "-v",
-            "error",
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "stream=duration,r_frame_rate",
-            "-of",
-            "json",
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise SyncCheckError(f"ffprobe cannot read {path}: {proc.stderr.strip()}")
-    stream = json.loads(proc.stdout)["streams"][0]
+    entries = ["-select_streams", "v:0", "-show_entries", "stream=duration,r_frame_rate", "-of", "json"]
+    stream = json.loads(run_ffprobe(entries, path, SyncCheckError))["streams"][0]
     num, den = stream["r_frame_rate"].split("/")
     fps = int(num) / int(den)
     return round(float(stream["duration"]) * fps), fps

@@ -16,11 +16,11 @@ import json
 import re
 from pathlib import Path
 
-from lecture.plan import PlannedScene
+from lecture.plan import REPO_ROOT, PlannedScene
 
 NUMBER_CALL_RE = re.compile(r"number\(\s*(f?)([\"'])(.+?)\2")
 BADGE_CALL_RE = re.compile(r"model_badge\(\s*[\w.]+\s*,\s*([\"'])(\w+)\1")
-BADGES_SOURCE = Path(__file__).resolve().parent.parent / "scenes" / "kit" / "badges.py"
+BADGES_SOURCE = REPO_ROOT / "scenes" / "kit" / "badges.py"
 
 
 @functools.cache

@@ -2,12 +2,13 @@
 
 A developer about to draw something new looks here first. Drawings are found, not listed:
 every public mobject class defined in a `scenes/kit/*.py` module. Each one is built by its
-sample in `scenes/kit/samples.py` (a class without one is an error that names it), scaled
-into its cell with its class name and module under it (see `layout`), one sheet per module
-(two when a module holds more than `MAX_PER_SHEET` drawings). A sheet is a manim Scene
-rendered in this process as a still (manim's `-s`): no video, no subprocess; building the
-drawings' text is most of the time. The sheets and an `index.html` that lists them, with
-each class's docstring, land in `renders/<quality>/gallery/`.
+sample, written beside it in its module with `@sample_of` (`scenes/kit/gallery_samples.py`
+holds the registry; importing every kit module fills it, and a class without a sample is an
+error that names it), scaled into its cell with its class name and module under it (see
+`layout`), one sheet per module (two when a module holds more than `MAX_PER_SHEET`
+drawings). A sheet is a manim Scene rendered in this process as a still (manim's `-s`): no
+video, no subprocess; building the drawings' text is most of the time. The sheets and an
+`index.html` that lists them, with each class's docstring, land in `renders/<quality>/gallery/`.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from voiceover.atomic import atomic_path, write_text
 
 KIT_PACKAGE = "scenes.kit"
-SAMPLES_FILE = "scenes/kit/samples.py"
+SAMPLES_REGISTRY = "scenes/kit/gallery_samples.py"
 MAX_PER_SHEET = 6  # more would shrink the drawings below reading size at 854x480
 MAX_ROWS = 4  # rows a sheet may be cut into
 FRAME_MARGIN = 0.25  # scene units kept free at the sheet's edges
@@ -98,18 +100,24 @@ class SheetResult:
 
 
 # -- what exists --------------------------------------------------------------------------------
+def _kit_modules(package: str) -> list[tuple[ModuleType, str]]:
+    """Every module of the package, imported, with its file (`scenes/kit/neurons.py`), in
+    file-name order."""
+    root = importlib.import_module(package)
+    return [
+        (importlib.import_module(f"{package}.{info.name}"), f"{package.replace('.', '/')}/{info.name}.py")
+        for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda i: i.name)
+        if not info.ispkg
+    ]
+
+
 def kit_drawings(package: str = KIT_PACKAGE) -> tuple[Drawing, ...]:
     """Every public mobject class defined in the package's modules, module by module (in
     file-name order), classes in the order their module defines them."""
     from manim import Mobject
 
-    root = importlib.import_module(package)
     found = []
-    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda i: i.name):
-        if info.ispkg:
-            continue
-        module = importlib.import_module(f"{package}.{info.name}")
-        module_file = f"{package.replace('.', '/')}/{info.name}.py"
+    for module, module_file in _kit_modules(package):
         for name, obj in vars(module).items():  # definition order
             if (
                 inspect.isclass(obj)
@@ -122,8 +130,10 @@ def kit_drawings(package: str = KIT_PACKAGE) -> tuple[Drawing, ...]:
 
 
 def kit_samples() -> dict[type, Callable]:
-    from scenes.kit.samples import SAMPLES
+    """Every sample of the kit: each module registers its own when imported, so all are."""
+    from scenes.kit.gallery_samples import SAMPLES
 
+    _kit_modules(KIT_PACKAGE)
     return dict(SAMPLES)
 
 
@@ -132,8 +142,8 @@ def check_samples(drawings: Sequence[Drawing], samples: Mapping[type, Callable])
     missing = [f"{d.name} ({d.module_file})" for d in drawings if d.cls not in samples]
     if missing:
         raise GalleryError(
-            f"sin muestra para la galería: {', '.join(missing)}; añade a {SAMPLES_FILE} una función "
-            f"@sample_of(Clase) que la construya con datos de ffn_core.numbers"
+            f"sin muestra para la galería: {', '.join(missing)}; añade junto a la clase, en su módulo, una "
+            f"función @sample_of(Clase) (de {SAMPLES_REGISTRY}) que la construya con datos de ffn_core.registry"
         )
 
 
@@ -300,7 +310,7 @@ def compose(sheet: Sheet, samples: Mapping[type, Callable], frame: tuple[float, 
         sample = samples[drawing.cls]()
         if not any(type(m) is drawing.cls for m in sample.get_family()):
             raise GalleryError(
-                f"{SAMPLES_FILE}: la muestra de {drawing.name} ({samples[drawing.cls].__name__}) no contiene "
+                f"{drawing.module_file}: la muestra de {drawing.name} ({samples[drawing.cls].__name__}) no contiene "
                 f"ningún {drawing.name}; devuelve {type(sample).__name__}"
             )
         # Moved and scaled inside a plain group: a kit class may give `scale` another meaning.
@@ -441,7 +451,7 @@ def render_html(results: Sequence[SheetResult], quality: str, height_px: int) ->
         ".p{color:#ff6b6b;font-weight:bold}.ok{color:#7cf29c}code{color:#3fa7d6}</style></head><body>",
         f"<h1>Galería del kit ({html.escape(quality)})</h1>",
         f"<p>{n_drawings} dibujos de <code>scenes/kit/</code> en {len(results)} láminas; cada uno construido "
-        f"por su muestra de <code>{SAMPLES_FILE}</code>. "
+        "por su muestra, escrita junto a su clase (<code>@sample_of</code>). "
         + (
             f"<span class='p'>{n_problems} problemas de composición</span>"
             if n_problems

@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lecture.build import cache
+from lecture.farm import scene_cache
 from lecture.plan import PlannedScene
 from lecture.qualities import QUALITIES
-from voiceover.timeline import Timeline, build_timeline
+from voiceover.timeline import Timeline
+from voiceover.timing import build_timeline
 
 STATE_ES = {"fresh": "al día", "stale": "desfasada", "none": "no"}
 
@@ -28,8 +29,8 @@ def render_state(scene: PlannedScene, timeline: Timeline, work_root: Path, curre
     states = {}
     for name, quality in QUALITIES.items():
         work = work_root / name / scene.name
-        key = cache.scene_key(scene, timeline, quality)
-        if cache.is_fresh(cache.load_record(work, key), key, current, work, digest):
+        key = scene_cache.scene_key(scene, timeline, quality)
+        if scene_cache.is_fresh(scene_cache.load_record(work, key), key, current, work, digest):
             states[name] = "fresh"
         elif any(work.glob("*.record.json")):
             states[name] = "stale"
@@ -41,12 +42,12 @@ def render_state(scene: PlannedScene, timeline: Timeline, work_root: Path, curre
 def scene_rows(plan: tuple[PlannedScene, ...], work_root: Path) -> list[dict]:
     """One row per scene: name, title, narration length, beats, render state per quality.
     Narration still missing is synthesised (its length is what the row reports)."""
-    from ffn_core.numbers import logged_value
+    from ffn_core.registry import logged_value
 
     def current(key: str):
         return logged_value(key)  # a number's value, a dataset's digest: what the render's record kept
 
-    digest = cache.numbers_digest()
+    digest = scene_cache.numbers_digest()
     rows = []
     for scene in plan:
         row: dict[str, object] = {
@@ -127,7 +128,7 @@ def audit_rows(plan, build_root: Path | None = None) -> list[dict]:
     """The rows `ffn-video numbers --json` prints: every number (key, value, unit, source,
     kind: "computed" | "published" | "quoted", citation, scenes) and after them every
     dataset (see `dataset_rows`), each marked "kind": "dataset"."""
-    from ffn_core.numbers import all_datasets, all_numbers
+    from ffn_core.registry import all_datasets, all_numbers
     from lecture.review.audit import numbers_with_scenes
 
     return [*numbers_with_scenes(plan, all_numbers(), build_root), *dataset_rows(plan, all_datasets(), build_root)]

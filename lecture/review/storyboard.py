@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import html
 import json
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lecture.media.ffmpeg import FfmpegError, run_ffmpeg
 from lecture.plan import PlannedScene
 from voiceover.atomic import atomic_path, write_text
 from voiceover.timeline import Timeline
@@ -137,34 +137,13 @@ def extract_still(video: Path, at_s: float, fps: float, out: Path) -> Path:
     the frames before the target, so the target sits a quarter frame before the frame."""
     with atomic_path(out) as tmp:
         target = max(at_s - 0.25 / fps, 0.0)
-        proc = subprocess.run(
-            [
-                "ffmpeg",
-                "-nostdin",
-                "-v",
-                "error",
-                "-y",
-                "-ss",
-                f"{target:.4f}",
-                "-i",
-                str(video),
-                "-frames:v",
-                "1",
-                "-vf",
-                f"scale={STILL_WIDTH_PX}:-2",
-                "-f",
-                "image2",
-                "-c:v",
-                "png",
-                str(tmp),
-            ],
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0 or tmp.stat().st_size == 0:
-            raise StoryboardError(
-                f"{video}: no se pudo extraer el fotograma en {at_s:.2f} s: {proc.stderr.strip()[-300:]}"
-            )
+        args = ["-ss", f"{target:.4f}", "-i", str(video), "-frames:v", "1", "-vf", f"scale={STILL_WIDTH_PX}:-2"]
+        try:
+            run_ffmpeg([*args, "-f", "image2", "-c:v", "png", str(tmp)], f"extracting a still of {video}")
+        except FfmpegError as err:
+            raise StoryboardError(f"{video}: no se pudo extraer el fotograma en {at_s:.2f} s: {err}") from None
+        if tmp.stat().st_size == 0:
+            raise StoryboardError(f"{video}: no se pudo extraer el fotograma en {at_s:.2f} s (imagen vacía)")
     return out
 
 

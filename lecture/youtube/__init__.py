@@ -1,10 +1,10 @@
 """Publishing the lecture on YouTube.
 
 One job per module:
-  settings   the lecturer's `youtube.toml` (title, summary, tags, YouTube flags)
-  paths      where a build's outputs and the upload bundle live
+  channel    the lecturer's `youtube.toml` (title, summary, tags, YouTube flags)
+  bundle_paths  where a build's outputs and the upload bundle live
   metadata   the description (summary, chapters, numbers note) and the API request body
-  media      ffprobe/ffmpeg facts about the bundle's video: codecs, GOPs, loudness
+  video_facts   facts about the bundle's video (codecs, GOPs, loudness), read through lecture.media
   thumbnail  the 1280x720 still with the title in large type
   bundle     `ffn-video publish --dry-run`: the checked folder renders/<q>/youtube/
   check      YouTube's rules, one named function each (`ffn-video check`)

@@ -19,8 +19,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecture.audio_format import AAC_ARGS, CHANNELS, RATE_HZ
-from lecture.media.ffmpeg import moov_before_mdat, run_ffmpeg
+from lecture.media.ffmpeg import AAC_ARGS, moov_before_mdat, run_ffmpeg
 from lecture.youtube import YoutubeError
 from lecture.youtube.bundle_paths import BuildOutputs, BundlePaths, build_outputs, bundle_paths
 from lecture.youtube.channel import YoutubeSettings, load_settings
@@ -28,6 +27,7 @@ from lecture.youtube.metadata import description_text, metadata_document, read_c
 from lecture.youtube.thumbnail import TitleTooLong, make_thumbnail
 from lecture.youtube.video_facts import StreamFacts, gop_facts, stream_facts
 from voiceover.atomic import atomic_path, write_json, write_text
+from voiceover.audio_format import CHANNELS, RATE_HZ
 
 
 @dataclass(frozen=True)

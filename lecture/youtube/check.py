@@ -20,13 +20,14 @@ from pathlib import Path
 
 from lecture.media.chapter_marks import MIN_CHAPTER_S, Chapter, youtube_problems
 from lecture.media.ffmpeg import moov_before_mdat
+from lecture.media.loudness import Loudness
 from lecture.youtube import YoutubeError
 from lecture.youtube.bundle_paths import BundlePaths
 from lecture.youtube.channel import CATEGORY_EDUCATION, MAX_TAGS_CHARS, MAX_TITLE_CHARS, PRIVACY_STATUSES, tags_length
 from lecture.youtube.metadata import ChapterMark, Metadata, load_metadata, parse_chapters
 from lecture.youtube.thumbnail import MAX_BYTES as THUMBNAIL_MAX_BYTES
 from lecture.youtube.thumbnail import SIZE_PX as THUMBNAIL_SIZE_PX
-from lecture.youtube.video_facts import GopFacts, Loudness, StreamFacts, gop_facts, loudness, stream_facts
+from lecture.youtube.video_facts import GopFacts, StreamFacts, gop_facts, loudness, stream_facts
 from voiceover.audio_format import CEILING_DBTP as MAX_TRUE_PEAK_DBTP
 from voiceover.audio_format import CHANNELS as AUDIO_CHANNELS
 from voiceover.audio_format import RATE_HZ as AUDIO_RATE_HZ

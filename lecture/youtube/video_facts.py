@@ -13,12 +13,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lecture.media.ffmpeg import MuxError, probe
+from lecture.media.ffmpeg import FfmpegError, probe, run_ffprobe
+from lecture.media.loudness import Loudness, measure
 from lecture.youtube import YoutubeError
 
 
@@ -45,7 +45,7 @@ def stream_facts(path: Path) -> StreamFacts:
     """The first video and first audio stream of `path`; an error naming it when ffprobe cannot read it."""
     try:
         info = probe(Path(path))
-    except MuxError as err:
+    except FfmpegError as err:
         raise YoutubeError(f"{path}: ffprobe no puede leerlo ({err})") from None
     video: dict[str, Any] = next((s for s in info.get("streams", []) if s.get("codec_type") == "video"), {})
     audio: dict[str, Any] = next((s for s in info.get("streams", []) if s.get("codec_type") == "audio"), {})
@@ -79,30 +79,16 @@ class GopFacts:
 
 def gop_facts(path: Path) -> GopFacts:
     """Keyframes and leading pictures of the first video stream (packets only, nothing decoded)."""
-    proc = subprocess.run(
-        [
-            "ffprobe",
-            "-v",
-            "error",
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "packet=pts,flags",
-            "-of",
-            "csv=p=0",
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise YoutubeError(f"{path}: ffprobe no puede leer sus paquetes de vídeo ({proc.stderr.strip()[-300:]})")
+    args = ["-select_streams", "v:0", "-show_entries", "packet=pts,flags", "-of", "csv=p=0"]
+    try:
+        packets = run_ffprobe(args, path)
+    except FfmpegError as err:
+        raise YoutubeError(f"{path}: ffprobe no puede leer sus paquetes de vídeo ({err})") from None
     keyframes = open_gops = 0
     first_key = None
     key_pts = None
     gop_open = False
-    for line in proc.stdout.splitlines():
+    for line in packets.splitlines():
         pts_text, _, flags = line.partition(",")
         if not pts_text or pts_text == "N/A":
             continue
@@ -130,40 +116,9 @@ def _x264_open_gop(path: Path, head_bytes: int = 4 << 20) -> bool | None:
     return None if m is None else m.group(1) != b"0"
 
 
-@dataclass(frozen=True)
-class Loudness:
-    integrated_lufs: float  # LUFS, gated (ITU-R BS.1770)
-    true_peak_dbtp: float  # dBTP, the highest over all channels
-
-
-_SUMMARY_I = re.compile(r"Integrated loudness:\s*I:\s*(-?inf|-?[\d.]+) LUFS")
-_SUMMARY_PEAK = re.compile(r"True peak:\s*Peak:\s*(-?inf|-?[\d.]+) dBFS")
-
-
 def loudness(path: Path) -> Loudness:
     """Integrated loudness and true peak of the first audio stream of `path`."""
-    proc = subprocess.run(
-        [
-            "ffmpeg",
-            "-nostdin",
-            "-hide_banner",
-            "-nostats",
-            "-i",
-            str(path),
-            "-map",
-            "0:a:0",
-            "-af",
-            "ebur128=peak=true:framelog=verbose",
-            "-f",
-            "null",
-            "-",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    summary = proc.stderr[proc.stderr.rfind("Summary:") :]
-    i_match, peak_match = _SUMMARY_I.search(summary), _SUMMARY_PEAK.search(summary)
-    if proc.returncode != 0 or not i_match or not peak_match:
-        raise YoutubeError(f"{path}: no se pudo medir la sonoridad ({proc.stderr.strip()[-300:]})")
-    return Loudness(float(i_match.group(1)), float(peak_match.group(1)))
+    try:
+        return measure(path)
+    except FfmpegError as err:
+        raise YoutubeError(f"{path}: no se pudo medir la sonoridad ({err})") from None

@@ -1,4 +1,3 @@
-"""The scene kit: palette, type scale, narrated-scene clock and reusable mobjects."""
+"""The scene kit: palette, type scale, the narrated-scene clock (`narrated`) and reusable mobjects.
 
-from scenes.kit import palette, typography  # noqa: F401
-from scenes.kit.narrated import NarratedScene  # noqa: F401
+Importing the package imports nothing else: the build reads `scenes.kit.protocol` without manim."""

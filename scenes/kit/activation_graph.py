@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, UP, Axes, Dot, VGroup
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 
 class ActivationGraph(VGroup):
@@ -53,6 +55,19 @@ class ActivationGraph(VGroup):
     def label_at(self, text: str, x: float, y: float, direction=UP, color=palette.INK, buff: float = 0.15):
         """A small text label next to the function-space point (x, y)."""
         return ty.small(text, color=color).next_to(self.axes.c2p(x, y), direction, buff=buff)
+
+
+@sample_of(ActivationGraph)
+def _activation_graph():
+    from ffn_core.shapes import relu
+
+    graph = ActivationGraph()
+    pre, post = (
+        number("pretrained.minilm.sample_pre_activations").value,
+        number("pretrained.minilm.sample_activations").value,
+    )
+    dots = VGroup(*(graph.point(x, y, color=palette.ACTIVE if y > 0 else palette.NEGATIVE) for x, y in zip(pre, post)))
+    return VGroup(graph, graph.curve(relu, palette.FFN), dots)
 
 
 def on_axis_then_at(graph: ActivationGraph, inputs, outputs, color_on=palette.ACTIVE, color_off=palette.NEGATIVE):

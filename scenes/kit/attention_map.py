@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 from manim import LEFT, RIGHT, UP, ArcBetweenPoints, Rectangle, SurroundingRectangle, Text, VGroup, interpolate_color
 
+from ffn_core.registry import dataset, number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 MINUS_INFINITY = "\u2212\u221e"  # "−∞": what a masked score becomes before the softmax
 
@@ -209,6 +211,21 @@ class Heatmap(VGroup):
         current = {id(t) for row in self.texts for t in row if t is not None}
         for text in [t for t in self.numbers if id(t) not in current]:
             self.numbers.remove(text)
+
+
+@sample_of(Heatmap)
+def _heatmap():
+    tokens = dataset("attention.walk").value.tokens
+    return Heatmap(
+        number("attention.head1.weights").value,
+        kind="weight",
+        places=2,
+        cell_width=1.0,
+        cell_height=0.55,
+        visible=number("attention.head1.visible").value,
+        row_labels=tokens,
+        col_labels=tokens,
+    )
 
 
 def weight_arcs(

@@ -21,8 +21,10 @@ from typing import Protocol
 
 from manim import DOWN, LEFT, RIGHT, RoundedRectangle, Text, VGroup
 
+from ffn_core.registry import number
 from scenes.kit import notation, palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 MODELS = ("minilm", "fact_model", "llama2_7b", "gpt2_small")
 # The registry keys each badge reads (a literal: lecture/audit.py reads it without importing).
@@ -81,6 +83,18 @@ class ModelBadge(VGroup):
     @property
     def texts(self) -> list[Text]:
         return [self.name_text, *self.detail_texts]
+
+
+class _Registry:
+    """What a badge reads of its scene (`number`), from the audited registry."""
+
+    def number(self, key: str):
+        return number(key).value
+
+
+@sample_of(ModelBadge)
+def _model_badges():
+    return VGroup(*(model_badge(_Registry(), m) for m in MODELS)).arrange_in_grid(2, 2, buff=0.3)
 
 
 def _joined(kind: str, details: str) -> str:

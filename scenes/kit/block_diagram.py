@@ -28,8 +28,10 @@ from manim import (
     interpolate_color,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 STREAM_COLOR = palette.INK
 TAG_GAP = 0.18  # space between an arrow and its tag
@@ -50,6 +52,11 @@ class ShapeTag(VGroup):
         self.add(self.text)
 
 
+@sample_of(ShapeTag)
+def _shape_tag():
+    return ShapeTag(number("block.llama2_7b.shape.ffn_hidden").value)
+
+
 class AddNode(VGroup):
     """A "+" in a circle on the stream: where a sublayer's output is added back."""
 
@@ -63,6 +70,11 @@ class AddNode(VGroup):
         )
         self.add(self.circle, self.cross)
         self.radius = radius
+
+
+@sample_of(AddNode)
+def _add_node():
+    return AddNode()
 
 
 class SublayerBox(VGroup):
@@ -98,6 +110,11 @@ class SublayerBox(VGroup):
 
     def light_down(self):
         return self.box.animate.set_fill(opacity=0.12)
+
+
+@sample_of(SublayerBox)
+def _sublayer_box():
+    return SublayerBox("FFN", palette.FFN, width=3.2)
 
 
 class Slab(VGroup):
@@ -148,6 +165,12 @@ class Slab(VGroup):
             mark.move_to(row.get_left() + RIGHT * (start + length / 2))
             marks.add(mark)
         return marks
+
+
+@sample_of(Slab)
+def _slab():
+    slab = Slab(size=1.2)
+    return VGroup(slab, slab.notes(palette.FFN, seed=1))
 
 
 def polyline(*points, color=STREAM_COLOR, stroke_width: float = 4) -> VMobject:
@@ -223,6 +246,11 @@ class Station(VGroup):
         return ShapeTag(shape).next_to(self.back_arrow, UP, buff=TAG_GAP)
 
 
+@sample_of(Station)
+def _station():
+    return Station("FFN", palette.FFN, stream_x=-4.2, read_y=-0.6, write_y=0.9)
+
+
 class ResidualStream(VGroup):
     """The residual stream: a vertical line from `bottom` to `top` at `x`, climbing (tip on top)."""
 
@@ -248,6 +276,11 @@ class ResidualStream(VGroup):
         tag = ShapeTag(shape)
         tag.move_to((self.x - gap - tag.width / 2, (y0 + y1) / 2, 0))
         return tag
+
+
+@sample_of(ResidualStream)
+def _residual_stream():
+    return ResidualStream(0.0, -1.5, 1.5)
 
 
 class BlockDiagram(VGroup):
@@ -292,6 +325,11 @@ class BlockDiagram(VGroup):
             (f.flow_y, f.write_y),
             (f.write_y, self.stream.top),
         )
+
+
+@sample_of(BlockDiagram)
+def _block_diagram():
+    return BlockDiagram("Atención", "FFN")
 
 
 # -- the other views -------------------------------------------------------------------------
@@ -345,6 +383,12 @@ class PositionRows(VGroup):
         return box.get_left() + UP * share * box.height * 0.8 + LEFT * 0.04
 
 
+@sample_of(PositionRows)
+def _position_rows():
+    rows = PositionRows(4)
+    return VGroup(rows, rows.causal_arcs())
+
+
 class BlockStack(VGroup):
     """`n_blocks` blocks stacked bottom to top inside `height`, the residual stream running
     through all of them on the left. Each block: an attention part (gold) and an FFN part
@@ -394,6 +438,11 @@ class BlockStack(VGroup):
         """A point on the stream, `share` of the way from its bottom (0) to its top (1)."""
         start, end = self.stream.get_start(), self.stream.get_end()
         return start + (end - start) * share
+
+
+@sample_of(BlockStack)
+def _block_stack():
+    return BlockStack(number("relay.n_layers").value * 2)
 
 
 def tint(color, amount: float):

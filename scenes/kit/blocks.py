@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from manim import RIGHT, Arrow, RoundedRectangle, VGroup
+from manim import LEFT, RIGHT, Arrow, RoundedRectangle, VGroup
 
 from scenes.kit import palette, typography
+from scenes.kit.gallery_samples import sample_of
 
 
 class StageBox(VGroup):
@@ -29,6 +30,11 @@ class StageBox(VGroup):
         return self.box.animate.set_fill(opacity=0.08)
 
 
+@sample_of(StageBox)
+def _stage_box():
+    return StageBox("Atención", palette.ATTENTION)
+
+
 class FlowArrow(Arrow):
     """Data flowing from one stage to the next."""
 
@@ -37,6 +43,11 @@ class FlowArrow(Arrow):
         kwargs.setdefault("buff", 0.15)
         kwargs.setdefault("stroke_width", 5)
         super().__init__(start, end, **kwargs)
+
+
+@sample_of(FlowArrow)
+def _flow_arrow():
+    return FlowArrow(LEFT * 1.5, RIGHT * 1.5)
 
 
 def stage_row(*boxes: StageBox, gap: float = 1.2) -> VGroup:

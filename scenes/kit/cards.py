@@ -25,8 +25,10 @@ from manim import (
     VGroup,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 MONO = "DejaVu Sans Mono"  # a terminal's font; has the same accents as the type scale's
 
@@ -61,6 +63,16 @@ class ShareBar(VGroup):
             color=palette.ATTENTION,
             stroke_width=5,
         )
+
+
+@sample_of(ShareBar)
+def _share_bar():
+    share = number("params.llama2_7b.ffn_share_of_total").value
+    bar = ShareBar(share, width=8.0)
+    caption = ty.label(
+        f"FFN: {ty.fmt_percent(share)} de {number('params.llama2_7b.display_name').value}", color=palette.FFN
+    )
+    return VGroup(bar, caption.next_to(bar, DOWN, buff=0.3))
 
 
 def _glyph_iceberg(size: float) -> VGroup:
@@ -227,6 +239,11 @@ class ChapterTile(VGroup):
         return self.frame.animate.set_stroke(color=palette.MUTED, width=2)
 
 
+@sample_of(ChapterTile)
+def _chapter_tile():
+    return ChapterTile("iceberg", "El iceberg")
+
+
 def _wrapped(text: str, room: float) -> VGroup:
     """`text` in ty.small type on one line, or on two (split at the space that makes the
     longer line shortest) when one line is wider than `room`."""
@@ -290,6 +307,11 @@ class TerminalBox(VGroup):
         return Text(text.lstrip(" "), font=MONO, font_size=self.font_size, color=color)
 
 
+@sample_of(TerminalBox)
+def _terminal_box():
+    return TerminalBox(["$ ffn-video gallery", "renders/preview/gallery/index.html"], width=7.0)
+
+
 class CreditLine(VGroup):
     """'Role: who', the role muted and the name bright."""
 
@@ -299,6 +321,11 @@ class CreditLine(VGroup):
         self.who = ty.body(who)
         VGroup(self.role, self.who).arrange(RIGHT, buff=0.3, aligned_edge=DOWN)
         self.add(self.role, self.who)
+
+
+@sample_of(CreditLine)
+def _credit_line():
+    return CreditLine("Voz:", "Kokoro")
 
 
 # -- pictures for the closing scene ---------------------------------------------------------
@@ -344,6 +371,11 @@ class FactStrip(VGroup):
         )
 
 
+@sample_of(FactStrip)
+def _fact_strip():
+    return FactStrip(number("piano_roll.n_facts").value, width=8.0)
+
+
 class KeyValueShelf(VGroup):
     """Three shelves of the model's library: a key (what is asked) wired to a value (the
     answer kept). `answer()` lights one key and its value, as a question brushes it."""
@@ -377,3 +409,8 @@ class KeyValueShelf(VGroup):
             wire.animate.set_color(palette.ACTIVE),
             value.animate.set_fill(color=palette.POSITIVE, opacity=0.8),
         )
+
+
+@sample_of(KeyValueShelf)
+def _key_value_shelf():
+    return KeyValueShelf()

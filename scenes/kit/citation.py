@@ -19,6 +19,7 @@ from manim import DOWN, DR, RIGHT, Text, VGroup, config
 
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 SEPARATOR = "; "
 CORNER_BUFF = 0.25  # scene units from the frame's edges (the layout check keeps 0.1 free)
@@ -77,6 +78,11 @@ class Citation(VGroup):
         shown = float(min(max(shown, 0.0), 1.0))
         for line in self.lines:
             line.set_opacity(shown)
+
+
+@sample_of(Citation)
+def _citation():
+    return Citation.of(("geva2021", "dai2022"))
 
 
 def fade_share(t: float, start: float, end: float, fade_s: float = FADE_S) -> float:

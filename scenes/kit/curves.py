@@ -12,8 +12,10 @@ import math
 import numpy as np
 from manim import LEFT, RIGHT, Axes, Dot, Line, Rectangle, VGroup, VMobject
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 
 class CurveAxes(Axes):
@@ -44,6 +46,14 @@ class CurveAxes(Axes):
         return VGroup(
             *(Dot(self.c2p(float(x), float(y)), radius=radius, color=palette.ACTIVE) for x, y in zip(folds, heights))
         )
+
+
+@sample_of(CurveAxes)
+def _curve_axes():
+    errors = number("approx.rms_error").value
+    axes = CurveAxes((0, len(errors) - 1, 1), (0, max(errors), 0.1), width=5.0, height=3.0)
+    xs = np.arange(len(errors))
+    return VGroup(axes, axes.polyline(xs, errors, palette.FFN), axes.fold_dots(xs, errors, max_radius=0.08))
 
 
 def split_dots(dots: VGroup, times: int) -> VGroup:
@@ -113,6 +123,11 @@ class ErrorChart(VGroup):
 
     def bar(self, i: int) -> Rectangle:
         return self.rows[i][1]
+
+
+@sample_of(ErrorChart)
+def _error_chart():
+    return ErrorChart(number("approx.neuron_counts").value, number("approx.rms_error").value)
 
 
 def fit_heights(fit) -> np.ndarray:

@@ -28,8 +28,10 @@ from manim import (
     VGroup,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 from scenes.kit.matrix import value_color
 
 
@@ -58,6 +60,11 @@ class VectorStrip(VGroup):
             square.move_to(((c - (cols - 1) / 2) * (cell + gap), ((rows - 1) / 2 - r) * (cell + gap), 0))
             self.cells.add(square)
         self.add(self.cells)
+
+
+@sample_of(VectorStrip)
+def _vector_strip():
+    return VectorStrip(number("features.x").value, rows=2, cell=0.3)
 
 
 class DirectionPlane(VGroup):
@@ -120,6 +127,18 @@ class DirectionPlane(VGroup):
         )
 
 
+def _key_plane() -> DirectionPlane:
+    return DirectionPlane(u_range=(-3.1, 2.6), scale=0.8)
+
+
+@sample_of(DirectionPlane)
+def _direction_plane():
+    plane = _key_plane()
+    u, w = number("features.pusher.plane_x").value
+    key = plane.arrow(number("features.pusher.key_norm").value, 0, color=palette.HIGHLIGHT)
+    return VGroup(plane, plane.arrow(u, w, color=palette.FFN), key)
+
+
 class Shadow(VGroup):
     """The shadow of the plane's point (u, w) on its first direction: a dashed `drop` from
     the point straight across to the key's line and the `segment` from the origin to u,
@@ -134,6 +153,13 @@ class Shadow(VGroup):
         self.drop = DashedLine(plane.point(u, w), plane.point(u, offset), color=palette.MUTED, stroke_width=3)
         self.segment = Line(plane.point(0, offset), plane.point(u, offset), color=color, stroke_width=10)
         self.add(self.drop, self.segment)
+
+
+@sample_of(Shadow)
+def _shadow():
+    plane = _key_plane()
+    u, w = number("features.pusher.plane_x").value
+    return VGroup(plane, plane.arrow(u, w, color=palette.FFN), Shadow(plane, u, w, offset=-0.6))
 
 
 class ThresholdLine(VGroup):
@@ -155,6 +181,13 @@ class ThresholdLine(VGroup):
         return Line(
             self.plane.point(self.threshold, 0), self.plane.point(end, 0), color=color, stroke_width=stroke_width
         )
+
+
+@sample_of(ThresholdLine)
+def _threshold_line():
+    plane = _key_plane()
+    line = ThresholdLine(plane, number("features.pusher.threshold").value, w_range=(-0.8, 3.0))
+    return VGroup(plane, line, line.passing(number("features.pusher.shadow").value))
 
 
 class ShadowRows(VGroup):
@@ -229,6 +262,17 @@ class ShadowRows(VGroup):
         return self.rows[i]
 
 
+@sample_of(ShadowRows)
+def _shadow_rows():
+    return ShadowRows(
+        number("features.subjects").value,
+        number("features.pusher.fact_shadows").value,
+        number("features.pusher.threshold").value,
+        u_range=(-3.0, 2.2),
+        highlight=number("features.fact_index").value,
+    )
+
+
 class WordBars(VGroup):
     """A ranking of words by the logit a direction adds to each: «word», a bar as long as
     the logit, the logit ("+0,42"). `rows[i]` is (word, bar, value); `highlight` words take
@@ -275,6 +319,15 @@ class WordBars(VGroup):
             if w == word:
                 return row
         raise KeyError(word)
+
+
+@sample_of(WordBars)
+def _word_bars():
+    return WordBars(
+        number("features.pusher.lens_words").value,
+        number("features.pusher.lens_logits").value,
+        highlight=(number("features.answer").value,),
+    )
 
 
 def caption_below(mob, text: str, buff: float = 0.25):

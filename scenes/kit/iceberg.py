@@ -25,8 +25,10 @@ from manim import (
     VMobject,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 # Outline of an iceberg in unit coordinates (x right, y up), clockwise from the summit:
 # a spire and a shoulder above, a broad irregular body below. Drawn as ice, not a diamond.
@@ -299,6 +301,13 @@ class Iceberg(VGroup):
         return [m for m in self.get_family() if not m.submobjects]
 
 
+@sample_of(Iceberg)
+def _iceberg():
+    return Iceberg(
+        above=number("params.llama2_7b.attention_per_layer").value, below=number("params.llama2_7b.ffn_per_layer").value
+    )
+
+
 def _vertices(polygon: VMobject) -> np.ndarray:
     anchors = np.asarray(polygon.get_start_anchors())[:, :2]
     # Consecutive duplicates (closing point, degenerate empty bands) add no area.
@@ -385,6 +394,21 @@ class Ledger(VGroup):
         return SurroundingRectangle(self.rows[i], color=palette.HIGHLIGHT, buff=0.12, corner_radius=0.08)
 
 
+@sample_of(Ledger)
+def _ledger():
+    model = "params.llama2_7b"
+    return Ledger(
+        [("Parte", palette.MUTED), ("Parámetros", palette.MUTED)],
+        [
+            [
+                ("Atención", palette.ATTENTION),
+                (ty.fmt_int(number(f"{model}.attention_per_layer").value), palette.ATTENTION),
+            ],
+            [("FFN", palette.FFN), (ty.fmt_int(number(f"{model}.ffn_per_layer").value), palette.FFN)],
+        ],
+    )
+
+
 @dataclass(frozen=True)
 class CardLine:
     """One term of a whole-model count: its name, its parameters (0 = absent, shown with
@@ -427,3 +451,17 @@ class PartsCard(VGroup):
         rule_y = (self.lines[-1].get_bottom()[1] + self.total.get_top()[1]) / 2
         self.rule = Line((width * 0.55, rule_y, 0), (width, rule_y, 0), color=palette.MUTED, stroke_width=2)
         self.add(self.title, self.lines, self.rule, self.total)
+
+
+@sample_of(PartsCard)
+def _parts_card():
+    model = "params.llama2_7b"
+    terms = [
+        CardLine("Embeddings", number(f"{model}.token_embedding").value),
+        CardLine("Posiciones", number(f"{model}.position_embedding").value, absent_note="RoPE, sin pesos"),
+        CardLine("Atención", number(f"{model}.attention_total").value, palette.ATTENTION),
+        CardLine("FFN", number(f"{model}.ffn_total").value, palette.FFN),
+        CardLine("Normas", number("iceberg.llama2_7b.norms_total").value),
+        CardLine("Salida", number(f"{model}.output_head").value),
+    ]
+    return PartsCard(number(f"{model}.display_name").value, terms, number(f"{model}.total").value)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, Arc, Circle, Line, Rectangle, RoundedRectangle, VGroup
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 from scenes.kit.matrix import value_color
 
 CARD_FILL = palette.BACKGROUND
@@ -47,6 +49,11 @@ class ItemCard(VGroup):
         return self.animate.set_opacity(0.3)
 
 
+@sample_of(ItemCard)
+def _item_card():
+    return ItemCard(number("perro.expanded").value[1])
+
+
 class Drawer(VGroup):
     """An open drawer seen from the front: a tray holding `n_slots` cards in a column, a handle below."""
 
@@ -80,6 +87,11 @@ class Drawer(VGroup):
         """Where card i sits inside the tray (top to bottom), wherever the drawer has moved."""
         top = self.tray.get_top() + DOWN * (0.2 + self.slot_height / 2)
         return top + DOWN * i * (self.slot_height + self.gap)
+
+
+@sample_of(Drawer)
+def _drawer():
+    return Drawer(3)
 
 
 class Bed(VGroup):
@@ -136,6 +148,11 @@ class Bed(VGroup):
         return origin + np.array([x, y, 0.0])
 
 
+@sample_of(Bed)
+def _bed():
+    return Bed(2, 3)
+
+
 class Backpack(VGroup):
     """A backpack seen from the front with `n_pockets` pockets stacked; `pocket(i)` is a pocket's
     outline, where the value it holds is written."""
@@ -185,6 +202,11 @@ class Backpack(VGroup):
         return self.pockets[i]
 
 
+@sample_of(Backpack)
+def _backpack():
+    return Backpack(3)
+
+
 class Juror(VGroup):
     """A juror: a head and shoulders. Bright while speaking, dimmed when silenced."""
 
@@ -206,6 +228,11 @@ class Juror(VGroup):
         return self.animate.set_fill(palette.INACTIVE, opacity=1)
 
 
+@sample_of(Juror)
+def _juror():
+    return Juror()
+
+
 class Jury(VGroup):
     """`n` jurors in a row, `spacing` scene units apart; `jurors[i]` is juror i."""
 
@@ -213,3 +240,10 @@ class Jury(VGroup):
         super().__init__(**kwargs)
         self.jurors = [Juror().move_to(RIGHT * (i - (n - 1) / 2) * spacing) for i in range(n)]
         self.add(*self.jurors)
+
+
+@sample_of(Jury)
+def _jury():
+    jury = Jury(5)
+    jury.jurors[1].set_fill(palette.ACTIVE, opacity=1)
+    return jury

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, Rectangle, VGroup
 
+from ffn_core.registry import number
 from scenes.kit import palette
+from scenes.kit.gallery_samples import sample_of
 
 
 class LayerStack(VGroup):
@@ -31,3 +33,8 @@ class LayerStack(VGroup):
             self.ffn.add(ffn)
             self.add(layer)
         self.n_layers = n_layers
+
+
+@sample_of(LayerStack)
+def _layer_stack():
+    return LayerStack(number("params.gpt2_small.n_layers").value)

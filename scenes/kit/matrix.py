@@ -22,8 +22,10 @@ from manim import (
     interpolate_color,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 
 def value_color(value: float, scale: float):
@@ -94,6 +96,11 @@ class MatrixMob(VGroup):
         scene.add(self)
 
 
+@sample_of(MatrixMob)
+def _matrix_mob():
+    return MatrixMob(number("expand_contract.expand_matrix").value)
+
+
 class VectorColumn(MatrixMob):
     """A column vector: a one-column MatrixMob."""
 
@@ -104,6 +111,11 @@ class VectorColumn(MatrixMob):
         return self.entries[i][0]
 
 
+@sample_of(VectorColumn)
+def _vector_column():
+    return VectorColumn(number("expand_contract.expanded").value)
+
+
 class VectorRow(MatrixMob):
     """A row vector: a one-row MatrixMob (the seed's convention x · W)."""
 
@@ -112,6 +124,11 @@ class VectorRow(MatrixMob):
 
     def entry(self, j: int) -> Text:
         return self.entries[0][j]
+
+
+@sample_of(VectorRow)
+def _vector_row():
+    return VectorRow(number("perro.input").value)
 
 
 def shape_label(mob, rows: int, cols: int, direction=DOWN) -> VGroup:

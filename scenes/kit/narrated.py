@@ -16,7 +16,6 @@ plays; it fades in and out by an updater, so it never takes time from the beat.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import combinations
@@ -27,9 +26,11 @@ from manim import DR, Animation, MarkupText, MathTex, Scene, Tex, Text, Wait, co
 
 from scenes.kit import palette
 from scenes.kit.citation import Citation, fade_share
+from scenes.kit.protocol import ChildRequest
 from voiceover.atomic import write_json
 from voiceover.script import ScriptError
-from voiceover.timeline import BeatTiming, Timeline, build_timeline
+from voiceover.timeline import BeatTiming, Timeline
+from voiceover.timing import build_timeline
 
 TEXT_TYPES = (Text, MarkupText, Tex, MathTex)
 FRAME_MARGIN = 0.1  # scene units kept free at the frame's edges
@@ -247,7 +248,7 @@ class NarratedScene(Scene):
 
     def number(self, key: str):
         """A value from `ffn_core`'s audited registry (never a typed-in figure)."""
-        from ffn_core.numbers import number
+        from ffn_core.registry import number
 
         value = number(key).value
         self.numbers_read[key] = value
@@ -257,7 +258,7 @@ class NarratedScene(Scene):
         """What kind of figure `key` is: "computed" (by ffn_core), "published" (a model's
         configuration as its authors give it) or "quoted" (a figure of the source texts,
         shown and said as quoted)."""
-        from ffn_core.numbers import number
+        from ffn_core.registry import number
 
         return number(key).kind
 
@@ -402,8 +403,6 @@ class NarratedScene(Scene):
         total = self.timeline.total_s
         if self.clock_s < total - 0.5 / self.fps:
             self.wait(ClockTime(total - self.clock_s, total))
-        if os.environ.get("FFN_STRICT_LAYOUT") and self.layout_problems:
-            raise TimelineError(f"scene {type(self).__name__}: layout problems: {self.layout_problems}")
         self._write_log()
 
     @staticmethod
@@ -414,8 +413,9 @@ class NarratedScene(Scene):
         return citation_text([reference(k).short for k in keys])
 
     def _write_log(self) -> None:
-        path = os.environ.get("FFN_SCENE_LOG")
-        target = Path(path) if path else Path(config.media_dir) / "ffn_logs" / f"{type(self).__name__}.json"
+        target = (
+            ChildRequest.from_env().scene_log or Path(config.media_dir) / "ffn_logs" / f"{type(self).__name__}.json"
+        )
         write_json(
             target,
             {
@@ -439,9 +439,9 @@ class NarratedScene(Scene):
 
 def _load_timeline(script: str) -> Timeline:
     """The build passes a prepared timeline; a standalone `manim` run narrates on demand."""
-    path = os.environ.get("FFN_TIMELINE")
-    if path:
-        return Timeline.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    path = ChildRequest.from_env().timeline
+    if path is not None:
+        return Timeline.from_json(json.loads(path.read_text(encoding="utf-8")))
     return build_timeline(script)
 
 

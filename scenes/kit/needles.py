@@ -14,9 +14,11 @@ from __future__ import annotations
 import numpy as np
 from manim import LEFT, RIGHT, Animation, AnimationGroup, Circle, Polygon, Rectangle, RoundedRectangle, VGroup, VMobject
 
+from ffn_core.registry import number
 from ffn_core.shapes import needle_angle_deg
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 REST, READING, THRESHOLD = "rest", "reading", "threshold"
 STAGES = (REST, READING, THRESHOLD)
@@ -84,6 +86,11 @@ class Needle(VGroup):
         return self.north.points[np.argmax(np.linalg.norm(self.north.points - self.pivot_point(), axis=1))]
 
 
+@sample_of(Needle)
+def _needle():
+    return Needle(length=1.6, value=number("needles.first_word.pre_activations").value[3], stage=READING)
+
+
 class NeedleTray(VGroup):
     """`rows` x `columns` needles in a tray, row-major (needle p sits at row p // columns).
 
@@ -147,6 +154,12 @@ class NeedleTray(VGroup):
             raise ValueError(f"{len(values)} values for a tray of {len(self.needles)} needles")
 
 
+@sample_of(NeedleTray)
+def _needle_tray():
+    tray = NeedleTray(number("needles.rows").value, number("needles.columns").value)
+    return tray.show(number("needles.first_word.pre_activations").value, READING)
+
+
 class BarMagnet(VGroup):
     """A bar magnet carrying a word: north cap, a dark body with the word, south cap."""
 
@@ -169,6 +182,11 @@ class BarMagnet(VGroup):
         if self.label.width > body_width * 0.92:
             self.label.scale_to_fit_width(body_width * 0.92)
         self.add(self.body, self.north, self.south, self.outline, self.label)
+
+
+@sample_of(BarMagnet)
+def _bar_magnet():
+    return BarMagnet("perro")
 
 
 class NeedleWave(Animation):
@@ -263,6 +281,11 @@ class MiniTray(VGroup):
                 marks.add_line_to(np.array((x + dash, y, 0.0)))
         self.marks = marks
         self.add(self.box, self.marks)
+
+
+@sample_of(MiniTray)
+def _mini_tray():
+    return MiniTray(number("needles.rows").value, number("needles.columns").value, width=3.2, height=2.4)
 
 
 def tray_row(n: int, like: NeedleTray, width: float, gap: float = 0.15) -> VGroup:

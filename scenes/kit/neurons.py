@@ -19,8 +19,10 @@ from manim import (
     VMobject,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 
 class OnIcon(VGroup):
@@ -43,6 +45,11 @@ class OnIcon(VGroup):
         self.add(disc, rays)
 
 
+@sample_of(OnIcon)
+def _on_icon():
+    return OnIcon()
+
+
 class OffIcon(VGroup):
     """'Apagada': a hollow dim disc crossed out."""
 
@@ -53,6 +60,11 @@ class OffIcon(VGroup):
         c, d = ring.get_center(), 1.1 * radius
         slash = Line(c + (-d, -d, 0), c + (d, d, 0), color=palette.MUTED, stroke_width=3)
         self.add(ring, slash)
+
+
+@sample_of(OffIcon)
+def _off_icon():
+    return OffIcon()
 
 
 def state_icon(value: float, radius: float = 0.14) -> VGroup:
@@ -98,6 +110,11 @@ class NeuronBar(VGroup):
     def activated_value(self) -> float:
         """ReLU of the value: what the bar shows after the activation."""
         return max(self.value, 0.0)
+
+
+@sample_of(NeuronBar)
+def _neuron_bar():
+    return NeuronBar(number("perro.expanded").value[1])
 
 
 class NeuronRow(VGroup):
@@ -178,6 +195,11 @@ class NeuronRow(VGroup):
         return icons
 
 
+@sample_of(NeuronRow)
+def _neuron_row():
+    return NeuronRow(number("perro.expanded").value)
+
+
 class NeuronGrid(VGroup):
     """Every neuron of a wide layer as one small square, bright when it fires (activation > 0)
     and dim when it does not: the sparsity of a real layer seen at once.
@@ -204,6 +226,13 @@ class NeuronGrid(VGroup):
     def light_up(self):
         """Animation that brightens the firing neurons (the others stay dim)."""
         return self.firing.animate.set_fill(palette.ACTIVE, opacity=1)
+
+
+@sample_of(NeuronGrid)
+def _neuron_grid():
+    grid = NeuronGrid(number("stamps.activations").value, columns=16)
+    grid.firing.set_fill(palette.ACTIVE, opacity=1)  # as after `light_up()`
+    return grid
 
 
 def _squares(centres, side: float) -> VMobject:

@@ -24,8 +24,10 @@ from manim import (
     linear,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 # The paper is a material, not a meaning: a pale neutral between the ink and the background.
 PAPER = interpolate_color(palette.INK, palette.BACKGROUND, 0.18)
@@ -67,6 +69,11 @@ class Spool(VGroup):
             )
         )
         self.add(wound, turns, flanges)
+
+
+@sample_of(Spool)
+def _spool():
+    return Spool(height=2.0)
 
 
 class ReadingBar(VGroup):
@@ -112,6 +119,11 @@ class ReadingBar(VGroup):
         return glow.move_to(port)
 
 
+@sample_of(ReadingBar)
+def _reading_bar():
+    return ReadingBar(5, lane_height=0.3)
+
+
 class Hole(Rectangle):
     """A rectangular hole punched in the roll at `column` (along the paper), in `lane`."""
 
@@ -121,12 +133,28 @@ class Hole(Rectangle):
         self.column, self.lane, self.hole_width, self.hole_height = column, lane, width, height
 
 
+def _on_paper(*marks) -> VGroup:
+    """Marks on a strip of roll paper: a hole is the background showing through it."""
+    paper = Rectangle(width=2.4, height=1.2, stroke_width=0, fill_color=PAPER, fill_opacity=1)
+    return VGroup(paper, *marks)
+
+
+@sample_of(Hole)
+def _hole():
+    return _on_paper(Hole(0, 0, 0.8, 0.3))
+
+
 class Patch(Hole):
     """Paper taped over a hole, so it no longer plays."""
 
     def __init__(self, column: int, lane: int, width: float, height: float):
         super().__init__(column, lane, width + 0.1, height + 0.08, fill_color=PAPER_SHADE)
         self.set_stroke(palette.INK, width=1.5)
+
+
+@sample_of(Patch)
+def _patch():
+    return _on_paper(Patch(0, 0, 0.8, 0.3))
 
 
 class Roll(VGroup):
@@ -259,6 +287,13 @@ class Roll(VGroup):
         return group
 
 
+@sample_of(Roll)
+def _roll():
+    lanes = number("piano_roll.lanes").value
+    subjects, answers = number("piano_roll.subjects").value, number("piano_roll.answers_before").value
+    return Roll(lanes, list(zip(subjects, answers))[:5], window_width=8.0, bar_from_left=1.6)
+
+
 class Scroll(Animation):
     """The paper moving at a steady speed until `column` is over the reading bar."""
 
@@ -333,6 +368,16 @@ class ProbabilityBar(VGroup):
         return self.fill.width
 
 
+@sample_of(ProbabilityBar)
+def _roll_probability_bar():
+    return ProbabilityBar(
+        number("piano_roll.answers_edit").value[1],
+        number("piano_roll.new_probability_after").value,
+        palette.FFN,
+        track_width=3.0,
+    )
+
+
 def signed_color(value: float, scale: float):
     """Colour of an entry on the dark background: zero is dark, the sign picks the hue and
     |value| / scale its brightness (so a large entry stands out, as in a heat map)."""
@@ -394,6 +439,13 @@ class OuterProduct(VGroup):
         return self.product[i]
 
 
+@sample_of(OuterProduct)
+def _outer_product():
+    return OuterProduct(
+        number("piano_roll.update_column").value, number("piano_roll.update_row").value, width=6.0, height=3.0
+    )
+
+
 class StreamToken(VGroup):
     """A vector riding the residual stream: its name (a formula) in a rounded box."""
 
@@ -410,6 +462,11 @@ class StreamToken(VGroup):
         )
         self.content = content.move_to(self.box)
         self.add(self.box, self.content)
+
+
+@sample_of(StreamToken)
+def _stream_token():
+    return StreamToken(ty.math(r"x\,W_1"), palette.FFN)
 
 
 class Checklist(VGroup):
@@ -443,3 +500,10 @@ class Checklist(VGroup):
 
     def free_cell(self) -> np.ndarray:
         return self.cell(len(self.items))
+
+
+@sample_of(Checklist)
+def _checklist():
+    subjects, before, after = (number(f"piano_roll.{k}").value for k in ("subjects", "answers_before", "answers_after"))
+    entries = [(s, a, a == b) for s, b, a in zip(subjects, before, after)][:6]
+    return Checklist(entries, columns=2, cell_width=3.6)

@@ -29,8 +29,10 @@ from manim import (
     interpolate_color,
 )
 
+from ffn_core.registry import dataset, number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 CLASS_COLORS = (palette.NEGATIVE, palette.POSITIVE)  # class 0, class 1
 _SEAM = 0.015  # scene units of overlap between region cells (about a pixel at 480p)
@@ -84,6 +86,11 @@ class PlaneSquare(VGroup):
         return [(lo, lo), (hi, lo), (hi, hi), (lo, hi)]
 
 
+@sample_of(PlaneSquare)
+def _plane_square():
+    return PlaneSquare(number("xor.view").value, side=3.0)
+
+
 class CircleMark(Circle):
     """Class 0: a hollow circle (a drawn shape, not an emoji the font may lack)."""
 
@@ -91,6 +98,11 @@ class CircleMark(Circle):
         kwargs.setdefault("color", CLASS_COLORS[0])
         kwargs.setdefault("stroke_width", 7)
         super().__init__(radius=radius, **kwargs)
+
+
+@sample_of(CircleMark)
+def _circle_mark():
+    return CircleMark()
 
 
 class CrossMark(VGroup):
@@ -103,6 +115,11 @@ class CrossMark(VGroup):
             Line((-d, -d, 0), (d, d, 0), color=color, stroke_width=stroke_width),
             Line((-d, d, 0), (d, -d, 0), color=color, stroke_width=stroke_width),
         )
+
+
+@sample_of(CrossMark)
+def _cross_mark():
+    return CrossMark()
 
 
 def class_mark(label: int, radius: float = 0.22):
@@ -131,6 +148,18 @@ class ClassPoints(VGroup):
         return VGroup(*(sub for sub, lab in zip(self.submobjects, self.labels) if lab == label))
 
 
+def _plane_and_points():
+    xor = dataset("xor.solution").value
+    square = PlaneSquare(number("xor.view").value, side=3.0)
+    return xor, square, ClassPoints(square, xor.points, xor.labels)
+
+
+@sample_of(ClassPoints)
+def _class_points():
+    _, square, points = _plane_and_points()
+    return VGroup(square, points)
+
+
 class MissRings(VGroup):
     """A highlight ring around each point a classifier gets wrong; `show(correct)` updates
     which rings are visible (correct[i] False -> ring i shown)."""
@@ -145,6 +174,12 @@ class MissRings(VGroup):
         for ring, ok in zip(self.rings, correct):
             ring.set_stroke(opacity=0.0 if ok else 1.0)
         return self
+
+
+@sample_of(MissRings)
+def _miss_rings():
+    xor, square, points = _plane_and_points()
+    return VGroup(square, points, MissRings(points).show(xor.linear.best_line.correct))
 
 
 def half_plane_corners(plane: PlaneSquare, angle_rad: float, offset: float, above: bool = True):
@@ -200,6 +235,13 @@ class HalfPlaneShade(Polygon):
         return self
 
 
+@sample_of(HalfPlaneShade)
+def _half_plane_shade():
+    xor, square, points = _plane_and_points()
+    best = xor.linear.best_line
+    return VGroup(square, HalfPlaneShade(square, best.angle_rad, best.offset), points)
+
+
 def line_across(plane: PlaneSquare, segment, dashed: bool = False, **kwargs) -> Line:
     """A straight line drawn between the two data-unit end points `segment` (already
     clipped to the square, e.g. ffn_core.xor.LinePosition.segment)."""
@@ -231,6 +273,13 @@ class AccuracyCounter(VGroup):
         for i, reading in enumerate(self.readings):
             reading.set_opacity(1.0 if i == k else 0.0)
         return self
+
+
+@sample_of(AccuracyCounter)
+def _accuracy_counter():
+    return AccuracyCounter("Aciertos", number("xor.n_points").value).show(
+        number("xor.linear_best_correct_points").value
+    )
 
 
 class SweepingLine(VGroup):
@@ -296,6 +345,18 @@ class SweepingLine(VGroup):
         return self
 
 
+@sample_of(SweepingLine)
+def _sweeping_line():
+    from ffn_core.shapes import clip_line
+
+    xor, square, points = _plane_and_points()
+    counts = number("xor.sweep_correct_points").value
+    counter = AccuracyCounter("Aciertos", len(xor.points))
+    sweep = SweepingLine(square, points, xor.sweep, counts, counter, clip=clip_line)
+    counter.next_to(square, DOWN, buff=0.3)
+    return VGroup(square, sweep, points)
+
+
 class Sweep(Animation):
     """Animation driving a `SweepingLine` from its first position to its last."""
 
@@ -345,6 +406,13 @@ class DecisionRegions(VGroup):
                     start = c
         self.cell_size = (cell_w, cell_h)
         self.add(self.cells)
+
+
+@sample_of(DecisionRegions)
+def _decision_regions():
+    xor, square, points = _plane_and_points()
+    regions = DecisionRegions(square, xor.mlp.grid_x, xor.mlp.grid_y, xor.mlp.region)
+    return VGroup(regions, square, points)
 
 
 def fold_line(plane: PlaneSquare, weights: tuple[float, float, float], clip, **kwargs) -> Line:

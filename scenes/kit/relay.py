@@ -34,8 +34,10 @@ from manim import (
     interpolate_color,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 # The figure in units of its height, feet at y = 0, facing right (the direction of the race).
 HIP = np.array([0.0, 0.50, 0.0])
@@ -115,6 +117,12 @@ class Runner(VGroup):
         return UpdateFromAlphaFunc(self, step)
 
 
+@sample_of(Runner)
+def _runner():
+    runner = Runner(palette.ATTENTION).place(0.0, 0.2)
+    return runner.carry(Baton())
+
+
 class Baton(RoundedRectangle):
     """The relay baton: a short bright tube."""
 
@@ -128,6 +136,11 @@ class Baton(RoundedRectangle):
             fill_opacity=1.0,
             **kwargs,
         )
+
+
+@sample_of(Baton)
+def _baton():
+    return Baton(size=3.0)
 
 
 class Track(VGroup):
@@ -175,6 +188,15 @@ class Track(VGroup):
             bar.move_to([bar.start_x, bar.get_center()[1], 0], aligned_edge=LEFT)
 
 
+@sample_of(Track)
+def _track():
+    track = Track(-3.0, 3.0, 0.0, stations=[-1.0, 1.0])
+    track.stripe(palette.ATTENTION, -3.0)
+    track.stripe(palette.FFN, -1.0)
+    track.reach(3.0)
+    return track
+
+
 class ProbabilityBar(VGroup):
     """A vertical bar whose height is a probability (0..1), its percentage above it and the
     word the readout ranks first below it."""
@@ -205,6 +227,12 @@ class ProbabilityBar(VGroup):
         self.add(self.frame, self.bar, self.value, self.word)
 
 
+@sample_of(ProbabilityBar)
+def _relay_probability_bar():
+    p = number("relay.p_attention1").value
+    return ProbabilityBar(p, ty.fmt_percent(p), number("relay.answer").value, palette.FFN)
+
+
 class HeadRow(VGroup):
     """One attention head's weights for the last word: a cell per word, centred at `xs`,
     filled in the attention colour as strongly as its weight, with the weight written in it."""
@@ -228,6 +256,15 @@ class HeadRow(VGroup):
             self.values.add(ty.label(text, color=ink).scale_to_fit_height(min(0.28, height * 0.6)).move_to(cell))
         self.name = ty.label(name, color=palette.ATTENTION).next_to(self.cells, LEFT, buff=0.3)
         self.add(self.cells, self.values, self.name)
+
+
+@sample_of(HeadRow)
+def _head_row():
+    block, head = 0, 1
+    weights = number("relay.attention").value[block][head]
+    xs = [(i - (len(weights) - 1) / 2) * 1.6 for i in range(len(weights))]
+    name = f"cabeza {number('relay.head_numbers').value[head]}"
+    return HeadRow(weights, [ty.fmt_decimal(w) for w in weights], xs, 0.0, name)
 
 
 class RelayStack(VGroup):
@@ -296,6 +333,11 @@ class RelayStack(VGroup):
         ).set_opacity(0.8)
         self.gates.add(self.finish)
         self.add(self.lanes, self.turns, self.gates, self.runners, self.path)
+
+
+@sample_of(RelayStack)
+def _relay_stack():
+    return RelayStack(number("relay.large.n_blocks").value)
 
 
 def tint(color, amount: float):

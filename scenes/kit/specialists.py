@@ -15,8 +15,10 @@ from manim import (
     VGroup,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 # One hue per topic (the topic whose specialist is shown is drawn in its hue; the others dim).
 TOPIC_COLORS = (palette.ATTENTION, palette.POSITIVE, palette.ACTIVE, palette.HIGHLIGHT)
@@ -43,6 +45,13 @@ class WordColumns(VGroup):
         for i, column in enumerate(self.columns):
             column.shift((column_width * (i - (len(names) - 1) / 2) - column.get_center()[0], 0, 0))
         self.add(self.columns)
+
+
+@sample_of(WordColumns)
+def _word_columns():
+    return WordColumns(
+        number("closing.topic_names").value, number("closing.words").value, number("closing.topic_of_word").value
+    )
 
 
 class TopicBars(VGroup):
@@ -153,6 +162,17 @@ class TopicBars(VGroup):
         return lines
 
 
+@sample_of(TopicBars)
+def _topic_bars():
+    return TopicBars(
+        number("closing.fruits.activations").value,
+        number("closing.words").value,
+        number("closing.topic_of_word").value,
+        number("closing.topic_names").value,
+        focus=0,
+    )
+
+
 class NeuronBadge(VGroup):
     """A name tag for one neuron: its number, where it lives, and its selectivity score."""
 
@@ -175,3 +195,14 @@ class NeuronBadge(VGroup):
         )
         content.move_to(self.frame).align_to(self.frame.get_left() + RIGHT * 0.25, LEFT)
         self.add(self.frame, content)
+
+
+@sample_of(NeuronBadge)
+def _neuron_badge():
+    names = number("closing.topic_names").value
+    return NeuronBadge(
+        f"Neurona {number('closing.fruits.neuron').value}",
+        [f"especialista en {names[0].lower()}", f"bloque {number('closing.block_number').value}"],
+        topic_color(0),
+        width=4.3,
+    )

@@ -14,7 +14,9 @@ import math
 import numpy as np
 from manim import UP, Ellipse, Polygon, RoundedRectangle, Square, Transform, VGroup, interpolate_color
 
+from ffn_core.registry import number
 from scenes.kit import palette
+from scenes.kit.gallery_samples import sample_of
 
 PAPER = palette.INK  # the page is the lightest colour of the palette
 RUBBER = palette.INACTIVE  # a stamp's face where no ink sits
@@ -83,6 +85,15 @@ class InkGrid(VGroup):
         return Transform(self, target)
 
 
+def _ink_scale() -> float:
+    return float(np.max(np.abs(np.asarray(number("stamps.marks_total").value))))
+
+
+@sample_of(InkGrid)
+def _ink_grid():
+    return InkGrid(number("stamps.marks_total").value, _ink_scale())
+
+
 class Page(VGroup):
     """A sheet of paper with a dog-eared corner and a print area of d cells.
 
@@ -126,6 +137,11 @@ class Page(VGroup):
     def print_sum(self, values) -> Transform:
         """Animation: the page now shows `values` (the sum of every mark so far)."""
         return self.grid.ink_to(values)
+
+
+@sample_of(Page)
+def _page():
+    return Page(number("stamps.d_model").value, _ink_scale()).printed(number("stamps.partial_sums").value[1])
 
 
 class Stamp(VGroup):
@@ -197,3 +213,8 @@ class Stamp(VGroup):
         target.scale(page.grid.width / self.print_width)
         target.shift(page.grid.get_center() + UP * lift - target.face.get_center())
         return target
+
+
+@sample_of(Stamp)
+def _stamp():
+    return Stamp(number("stamps.loudest_value").value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from manim import (
     DOWN,
+    RIGHT,
     DashedVMobject,
     Difference,
     Ellipse,
@@ -24,7 +25,9 @@ from manim import (
     VGroup,
 )
 
+from ffn_core.registry import number
 from scenes.kit import palette
+from scenes.kit.gallery_samples import sample_of
 from scenes.kit.stamps import PAPER, ink_color
 
 CARD = ManimColor("#B9A27A")  # the stencil's card stock (a thing, not a value: outside the value hues)
@@ -145,6 +148,16 @@ class StencilCard(VGroup):
         return UpdateFromAlphaFunc(self, cut, **kwargs)
 
 
+def _stencil_card() -> StencilCard:
+    gates = np.asarray(number("stencil.gate").value)
+    return StencilCard(gates, columns(len(gates), 1.3), width=8.4)
+
+
+@sample_of(StencilCard)
+def _stencil():
+    return _stencil_card()
+
+
 def unit_hole(card: StencilCard, i: int, unit_gate: float = 1.0, color=palette.INK) -> DashedVMobject:
     """A dashed outline, centred on hole i, as wide as a gate of `unit_gate` (1: the paint passes
     unchanged) would cut it on this card. Around a hole whose gate is above 1 it is narrower
@@ -189,6 +202,12 @@ class SprayNozzle(VGroup):
     @property
     def tip(self):
         return self.cap.get_bottom()
+
+
+@sample_of(SprayNozzle)
+def _spray_nozzles():
+    nozzles = [SprayNozzle(p) for p in number("stencil.paint").value]
+    return VGroup(*nozzles).arrange(RIGHT, buff=0.4)
 
 
 def spray_cone(tip, bottom_y: float, width: float, paint: float, strength: float) -> Polygon:
@@ -257,6 +276,12 @@ class PaperSheet(VGroup):
 
     def mark_colors(self) -> list:
         return [m.get_fill_color() for m in self.marks]
+
+
+@sample_of(PaperSheet)
+def _paper_sheet():
+    card = _stencil_card()
+    return PaperSheet(number("stencil.product").value, card.xs, card.hole_widths, width=8.4)
 
 
 def columns(n: int, pitch: float) -> np.ndarray:

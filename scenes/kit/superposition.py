@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 from manim import (
+    DOWN,
+    RIGHT,
     UP,
     Arc,
     Arrow,
@@ -32,8 +34,10 @@ from manim import (
     interpolate_color,
 )
 
+from ffn_core.registry import number
 from scenes.kit import notation, palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 FEATURE_COLOR = palette.FFN  # a feature's direction
 DROPPED_COLOR = palette.INACTIVE  # a feature the model left out (norm about 0)
@@ -170,6 +174,22 @@ class FeatureStar(VGroup):
         return float(self.ring.width / (2 * self.unit))
 
 
+@sample_of(FeatureStar)
+def _feature_star():
+    threshold = number("superposition.threshold").value
+    dense = FeatureStar(number("superposition.dense.weights").value, unit=1.3, threshold=threshold)
+    sparse = FeatureStar(number("superposition.sparse.weights").value, unit=1.3, threshold=threshold)
+    stars = VGroup(dense, sparse).arrange(RIGHT, buff=1.2)
+    sparse_label = f"dispersión {ty.fmt_decimal(number('superposition.sparse.sparsity').value, 1)}"
+    captions = VGroup(
+        ty.label(f"dispersión {ty.fmt_decimal(number('superposition.dense.sparsity').value, 0)}").next_to(
+            dense, DOWN, buff=0.2
+        ),
+        ty.label(sparse_label).next_to(sparse, DOWN, buff=0.2),
+    )
+    return VGroup(stars, captions, sparse.outline())
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     n = float(np.linalg.norm(v))
     return v / n if n > 0 else np.array([0.0, 1.0, 0.0])
@@ -234,6 +254,11 @@ class ToyModelDiagram(VGroup):
         self.add(self.encode, self.decode, self.inputs, self.hidden, self.outputs, self.names, self.matrices)
 
 
+@sample_of(ToyModelDiagram)
+def _toy_model_diagram():
+    return ToyModelDiagram(number("superposition.n_features").value, number("superposition.n_hidden").value)
+
+
 class FeatureSamples(VGroup):
     """Example inputs as a grid: one row per sample, one cell per feature; a present feature's
     cell is lit, brighter for a larger value in [0, 1], an absent one stays dark.
@@ -277,6 +302,13 @@ class FeatureSamples(VGroup):
     def present(self) -> int:
         """How many cells are lit (features present)."""
         return sum(sum(row) for row in self.lit)
+
+
+@sample_of(FeatureSamples)
+def _feature_samples():
+    dense = FeatureSamples(number("superposition.dense.examples").value)
+    sparse = FeatureSamples(number("superposition.sparse.examples").value)
+    return VGroup(dense, sparse).arrange(RIGHT, buff=1.0)
 
 
 class NeuronsToFeatures(VGroup):
@@ -325,6 +357,11 @@ class NeuronsToFeatures(VGroup):
         self.add(self.links, self.neurons, self.features, self.method, self.names)
 
 
+@sample_of(NeuronsToFeatures)
+def _neurons_to_features():
+    return NeuronsToFeatures()
+
+
 class ToyModelTag(VGroup):
     """The plain label a model trained here wears (it is not one of the lecture's badged
     models): «modelo de juguete, entrenado aquí: n = 5, m = 2», figures passed in."""
@@ -342,6 +379,13 @@ class ToyModelTag(VGroup):
             fill_opacity=0.9,
         ).move_to(self.text)
         self.add(self.frame, self.text)
+
+
+@sample_of(ToyModelTag)
+def _toy_model_tag():
+    return ToyModelTag(
+        ty.fmt_int(number("superposition.n_features").value), ty.fmt_int(number("superposition.n_hidden").value)
+    )
 
 
 __all__ = [

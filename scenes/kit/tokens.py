@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from manim import RIGHT, UP, ArcBetweenPoints, RoundedRectangle, VGroup
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 
 class TokenChip(VGroup):
@@ -19,6 +21,11 @@ class TokenChip(VGroup):
         )
         self.label = ty.label(word).move_to(self.box.get_center() + UP * _baseline_offset(word))
         self.add(self.box, self.label)
+
+
+@sample_of(TokenChip)
+def _token_chip():
+    return TokenChip("perro")
 
 
 def _baseline_offset(word: str) -> float:
@@ -44,6 +51,13 @@ class TokenRow(VGroup):
 
     def index(self, word: str) -> int:
         return [c.word for c in self.chips].index(word)
+
+
+@sample_of(TokenRow)
+def _token_row():
+    row = TokenRow(number("relay.prompt_words").value)
+    arcs = attention_arcs(row, focus=number("relay.prompt_words").value[-1])
+    return VGroup(row, arcs)
 
 
 def attention_arcs(row: TokenRow, focus: str | None = None, bend_rad: float = 1.3) -> VGroup:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, Polygon, Rectangle, VGroup
 
+from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.gallery_samples import sample_of
 
 
 class WidthBars(VGroup):
@@ -53,3 +55,10 @@ class WidthBars(VGroup):
                 caption.move_to((bar.get_center()[0], low, 0)).shift(DOWN * 0.3)
                 self.captions.add(caption)
             self.add(self.captions)
+
+
+@sample_of(WidthBars)
+def _width_bars():
+    d_model, d_ff = number("params.gpt2_small.d_model").value, number("params.gpt2_small.d_ff").value
+    captions = [ty.fmt_int(d) for d in (d_model, d_ff, d_model)]
+    return WidthBars((d_model, d_ff, d_model), unit_height=3.0 / d_ff, captions=captions)

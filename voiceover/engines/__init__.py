@@ -24,14 +24,16 @@ command that repairs it.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeGuard
 
-CLIP_RATE_HZ = 48_000
+from ffn_core import settings
+from voiceover.audio_format import RATE_HZ
+
+CLIP_RATE_HZ = RATE_HZ  # every clip is at the narration's one rate
 
 # The engine used when nothing asks for another: Kokoro-82M (`kokoro`), the natural voice of
 # every build at every quality; espeak-ng stays the fast draft engine (`--engine espeak`).
@@ -141,11 +143,10 @@ def resolve_engine(
     here (`EngineUnavailable`) falls back to espeak-ng with a `notice` saying why.
 
     Every registered class offers `from_options(voice=, speed=, piper_model=, env=)`."""
-    env = os.environ if env is None else env
-    name = engine or env.get("FFN_VOICE_ENGINE") or None
-    voice = voice or env.get("FFN_VOICE") or None
-    speed = speed_wpm if speed_wpm is not None else (env.get("FFN_VOICE_SPEED") or None)
-    model = piper_model or env.get("FFN_PIPER_MODEL") or None
+    name = engine or settings.raw(settings.VOICE_ENGINE, env)
+    voice = voice or settings.raw(settings.VOICE, env)
+    speed = speed_wpm if speed_wpm is not None else settings.raw(settings.VOICE_SPEED, env)
+    model = piper_model or settings.raw(settings.PIPER_MODEL, env)
     if name is None:
         name = "piper" if model else DEFAULT_ENGINE
     name = canonical_name(name)

@@ -8,7 +8,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.engines import CLIP_RATE_HZ, EngineError, EngineFacts, speed_wpm
+from voiceover.decode import to_clip
+from voiceover.engines import EngineError, EngineFacts, speed_wpm
 
 # A segment that ends here ends a sentence; any other segment was cut by a bookmark in
 # mid-sentence and is spoken without espeak's final pause (about 0.37 s), so a bookmark
@@ -78,40 +79,10 @@ class EspeakEngine:
                         f"list them with `espeak-ng --voices=es`"
                     )
                 raise EngineError(f"espeak-ng failed ({proc.returncode}) on {text[:60]!r}: {proc.stderr.strip()[:400]}")
-            # espeak writes 22.05 kHz; every clip is stored at the mix rate so durations are exact.
-            to_clip(raw, out_wav)
+            # espeak writes 22.05 kHz; every clip is stored at the narration rate so durations are exact.
+            to_clip(raw, out_wav, EngineError)
         finally:
             raw.unlink(missing_ok=True)
-
-
-def to_clip(source: Path, out_wav: Path) -> None:
-    """Any audio file -> 48 kHz mono 16-bit WAV (the format of every clip)."""
-    run(
-        [
-            "ffmpeg",
-            "-nostdin",
-            "-loglevel",
-            "error",
-            "-y",
-            "-i",
-            str(source),
-            "-ac",
-            "1",
-            "-ar",
-            str(CLIP_RATE_HZ),
-            "-c:a",
-            "pcm_s16le",
-            "-f",
-            "wav",
-            str(out_wav),
-        ]
-    )
-
-
-def run(cmd: list[str], stdin: str | None = None) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True, input=stdin)
-    if proc.returncode != 0:
-        raise EngineError(f"{Path(cmd[0]).name} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
 
 
 _VERSION: str | None = None

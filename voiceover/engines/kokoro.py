@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from ffn_core import settings
 from voiceover.engines import CLIP_RATE_HZ, EngineError, EngineFacts
 from voiceover.engines import kokoro_assets as assets
 
@@ -152,8 +153,7 @@ class KokoroEngine:
         """The engine for `FFN_VOICE` (ef_dora, em_alex, em_santa), `FFN_VOICE_SPEED` and
         `FFN_KOKORO_LANG` (es-419 or es). Its voice file is checked now: a missing or
         corrupted one is an error naming it and the command that repairs it."""
-        env = os.environ if env is None else env
-        lang = (env.get("FFN_KOKORO_LANG") or DEFAULT_LANG).strip()
+        lang = settings.raw(settings.KOKORO_LANG, env) or DEFAULT_LANG
         if lang not in LANGS:
             raise EngineError(f"FFN_KOKORO_LANG must be one of {', '.join(LANGS)}, got {lang!r}")
         engine = cls(
@@ -345,7 +345,7 @@ class _Runtime:
             raise EngineError(f"Kokoro's runtime is not installed ({err}); run ./setup.sh") from None
         path = assets.timed_model(root)  # made again from the PyPI parts if missing or damaged
         # Sentences spoken at once (`KokoroEngine.synthesize_sentences`), one thread each.
-        self.workers = max(int(os.environ.get("FFN_KOKORO_THREADS") or min(os.cpu_count() or 1, 4)), 1)
+        self.workers = max(int(settings.raw(settings.KOKORO_THREADS) or min(os.cpu_count() or 1, 4)), 1)
         options = rt.SessionOptions()
         # One thread per call: split over two threads, a call costs more processor time
         # (the threads meet after each operation, sleeping and waking, as spinning would

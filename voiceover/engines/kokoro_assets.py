@@ -39,6 +39,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ffn_core import settings
 from voiceover.atomic import atomic_path, sha256_file
 from voiceover.engines import EngineError
 
@@ -71,10 +72,10 @@ class KokoroAssetError(EngineError):
 
 
 def kokoro_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("FFN_KOKORO_DIR"):
-        return Path(env["FFN_KOKORO_DIR"]).expanduser()
-    cache = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    configured = settings.raw(settings.KOKORO_DIR, env)
+    if configured:
+        return Path(configured).expanduser()
+    cache = (os.environ if env is None else env).get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache).expanduser() / "ffn-video" / "kokoro"
 
 

@@ -16,8 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from voiceover.decode import to_clip
 from voiceover.engines import EngineError, EngineFacts, EngineUnavailable, speed_wpm
-from voiceover.engines.espeak import to_clip
 
 # Piper's voices speak at roughly this rate with length_scale 1; a requested speed in words
 # per minute becomes length_scale = NATURAL_WPM / speed (larger scale, slower speech).
@@ -149,6 +149,6 @@ class PiperEngine:
                     f"piper failed ({proc.returncode}) with model {self.model} on "
                     f"{text[:60]!r}: {proc.stderr.strip()[-400:]}"
                 )
-            to_clip(raw, out_wav)  # the model's rate (often 22.05 kHz) -> 48 kHz mono
+            to_clip(raw, out_wav, EngineError)  # the model's rate (often 22.05 kHz) -> 48 kHz mono
         finally:
             raw.unlink(missing_ok=True)

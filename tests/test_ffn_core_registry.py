@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ffn_core.numbers import Number, all_numbers, number
+from ffn_core.registry import Number, all_numbers, number
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -86,14 +86,14 @@ def test_unknown_key_error_names_the_key_and_close_matches():
 def test_asking_for_a_parameter_count_trains_nothing_and_imports_no_torch(tmp_path):
     code = (
         "import sys\n"
-        "from ffn_core.numbers import number\n"
+        "from ffn_core.registry import number\n"
         "number('params.llama2_7b.total')\n"
         "print(sorted(m for m in sys.modules if m.startswith(('torch', 'ffn_core'))))\n"
     )
     env = {"FFN_CACHE_DIR": str(tmp_path), "PATH": "", "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
     modules = eval(result.stdout)  # noqa: S307 - our own printed list
-    assert modules == ["ffn_core", "ffn_core.numbers", "ffn_core.params"]
+    assert modules == ["ffn_core", "ffn_core.groups", "ffn_core.groups.params", "ffn_core.params", "ffn_core.registry"]
     assert not any(tmp_path.iterdir())  # nothing computed, nothing cached
 
 
@@ -121,7 +121,7 @@ def test_a_datasets_digest_is_the_sha256_of_its_sorted_compact_json():
 
     import numpy as np
 
-    from ffn_core.numbers import Dataset
+    from ffn_core.registry import Dataset
 
     @dataclass(frozen=True)
     class Probe:
@@ -142,7 +142,7 @@ def test_a_datasets_digest_is_the_sha256_of_its_sorted_compact_json():
 def test_a_dataset_with_no_canonical_form_names_its_key_and_field():
     from fractions import Fraction
 
-    from ffn_core.numbers import Dataset
+    from ffn_core.registry import Dataset
 
     probe = Dataset("probe.f", (1, Fraction(1, 3)), "a probe", "test")
     with pytest.raises(TypeError, match=r"probe\.f\[1\]: Fraction"):
@@ -150,7 +150,7 @@ def test_a_dataset_with_no_canonical_form_names_its_key_and_field():
 
 
 def test_every_dataset_is_registered_once_with_its_source_and_no_number_shares_its_key(numbers):
-    from ffn_core.numbers import all_datasets
+    from ffn_core.registry import all_datasets
 
     datasets = all_datasets()
     keys = [d.key for d in datasets]
@@ -163,14 +163,14 @@ def test_every_dataset_is_registered_once_with_its_source_and_no_number_shares_i
 
 def test_a_dataset_holds_what_its_source_returns():
     from ffn_core.approx import fit_all
-    from ffn_core.numbers import dataset
+    from ffn_core.registry import dataset
 
     assert dataset("approx.fits").value == fit_all()
     assert dataset("approx.fits").source == "ffn_core.approx.fit_all()"
 
 
 def test_unknown_dataset_key_error_names_the_key_and_close_matches():
-    from ffn_core.numbers import dataset
+    from ffn_core.registry import dataset
 
     with pytest.raises(ValueError, match=r"unknown dataset key 'xor\.solutoin'\. Close matches: xor\.solution\."):
         dataset("xor.solutoin")
@@ -183,7 +183,7 @@ def test_unknown_dataset_key_error_names_the_key_and_close_matches():
 
 
 def test_logged_value_is_a_numbers_value_or_a_datasets_digest():
-    from ffn_core.numbers import dataset, logged_value
+    from ffn_core.registry import dataset, logged_value
 
     assert logged_value("params.gpt2_small.d_model") == 768
     assert logged_value("approx.fits") == "sha256:" + dataset("approx.fits").digest
@@ -194,7 +194,7 @@ def test_logged_value_is_a_numbers_value_or_a_datasets_digest():
 def test_asking_for_one_dataset_computes_only_its_group(tmp_path):
     code = (
         "import sys\n"
-        "from ffn_core.numbers import dataset\n"
+        "from ffn_core.registry import dataset\n"
         "dataset('approx.fits').digest\n"
         "print(sorted(m for m in sys.modules if m.startswith(('torch', 'ffn_core'))))\n"
     )
@@ -206,8 +206,8 @@ def test_asking_for_one_dataset_computes_only_its_group(tmp_path):
 
 
 def test_a_render_that_drew_a_dataset_is_reused_while_its_digest_holds(tmp_path):
-    from ffn_core.numbers import dataset, logged_value
-    from lecture.build.cache import CacheRecord, is_fresh
+    from ffn_core.registry import dataset, logged_value
+    from lecture.farm.scene_cache import CacheRecord, is_fresh
 
     (tmp_path / "k.mp4").write_bytes(b"video")
     read = {"approx.fits": dataset("approx.fits").logged, "approx.interval": (-2.0, 2.0)}

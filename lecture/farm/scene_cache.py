@@ -23,7 +23,6 @@ the last few per scene and quality, so undoing an edit finds the earlier render 
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
@@ -33,10 +32,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TypeGuard
 
+from ffn_core.sources import imported_modules, module_name, source_files
 from lecture.plan import REPO_ROOT, PlannedScene
 from lecture.qualities import Quality
 from voiceover import chapters as plan_chapters
-from voiceover import seals as integrity
+from voiceover import seals
 from voiceover.atomic import write_json
 from voiceover.timeline import Timeline
 
@@ -44,7 +44,7 @@ KEY_VERSION = 2
 FOLLOWED_PACKAGES = ("scenes", "ffn_core")
 # Imported by the kit to serve `NarratedScene.number`, whose values the record tracks one
 # by one; following it would tie every scene to every `ffn_core` source.
-VALUE_TRACKED = {"ffn_core.numbers"}
+VALUE_TRACKED = {"ffn_core.registry"}
 KEPT_RENDERS = 3  # renders kept per scene and quality (current one included)
 
 
@@ -73,71 +73,17 @@ class CacheRecord:
 
 
 # -- the sources a scene depends on --------------------------------------------------------
-def module_file(name: str, root: Path = REPO_ROOT) -> Path | None:
-    """The file of repository module `name` (`a.b` -> a/b.py or a/b/__init__.py), if any."""
-    base = root.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+def _follows(importer: str, imported: str) -> bool:
+    # The kit's imports of the registry are tracked by value (see VALUE_TRACKED).
+    if not importer.startswith("scenes.kit"):
+        return True
+    return not any(imported == m or imported.startswith(m + ".") for m in VALUE_TRACKED)
 
 
-def _module_name(path: Path, root: Path) -> str | None:
-    try:
-        rel = path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return None
-    parts = list(rel.with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def imported_modules(path: Path, root: Path = REPO_ROOT) -> set[str]:
-    """Names of the modules `path` imports (anywhere in it, lazy imports included), with
-    relative imports resolved and `from pkg import sub` counted as `pkg.sub` too."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    own = _module_name(path, root) or ""
-    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = package.split(".") if package else []
-                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-                base = ".".join(parts + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            if base:
-                names.add(base)
-                names.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
-    return names
-
-
-def source_files(module: Path, root: Path = REPO_ROOT) -> tuple[Path, ...]:
-    """`module` and every repository module it reaches through imports (packages' own
-    `__init__.py` included, since importing a submodule runs them), sorted."""
-    seen: set[Path] = set()
-    todo = [Path(module).resolve()]
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        from_kit = (_module_name(path, root) or "").startswith("scenes.kit")
-        for name in imported_modules(path, root):
-            if name.split(".")[0] not in FOLLOWED_PACKAGES:
-                continue
-            if from_kit and any(name == m or name.startswith(m + ".") for m in VALUE_TRACKED):
-                continue
-            parts = name.split(".")
-            for i in range(1, len(parts) + 1):  # the package chain runs on import
-                found = module_file(".".join(parts[:i]), root)
-                if found is not None and found.resolve() not in seen:
-                    todo.append(found.resolve())
-    return tuple(sorted(seen))
+def scene_sources(module: Path, root: Path = REPO_ROOT) -> tuple[Path, ...]:
+    """The scene `module` and every `scenes` and `ffn_core` module it reaches through
+    imports (packages' own `__init__.py` included), sorted: what its cache key hashes."""
+    return source_files(module, FOLLOWED_PACKAGES, root, _follows)
 
 
 def _version(package: str) -> str:
@@ -156,8 +102,8 @@ def timing_signature(timeline: Timeline) -> list:
 
 def scene_key(scene: PlannedScene, timeline: Timeline, quality: Quality, root: Path = REPO_ROOT) -> str:
     """The static part of a scene's cache key (the numbers it reads are checked apart)."""
-    sources = source_files(scene.module, root)
-    uses_ffn_core = any(_module_name(p, root) and (_module_name(p, root) or "").startswith("ffn_core") for p in sources)
+    sources = scene_sources(scene.module, root)
+    uses_ffn_core = any(module_name(p, root) and (module_name(p, root) or "").startswith("ffn_core") for p in sources)
     parts = {
         "version": KEY_VERSION,
         "class": scene.class_name,
@@ -174,7 +120,7 @@ def scene_key(scene: PlannedScene, timeline: Timeline, quality: Quality, root: P
     # A repository module by its dotted name; a scene outside the repository (a test copy)
     # by its file name: moving a file does not change its pixels. Hashed in order of those
     # names, never of absolute paths, which would reorder when the folders move.
-    named = sorted(((_module_name(path, root) or path.name), path) for path in sources)
+    named = sorted(((module_name(path, root) or path.name), path) for path in sources)
     for rel, path in named:
         h.update(rel.encode() + b"\0")
         h.update(path.read_bytes())
@@ -214,7 +160,7 @@ def load_record(work_dir: Path, key: str) -> CacheRecord | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, TypeError):
-        integrity.damaged(path, "registro del render")
+        seals.damaged(path, "registro del render")
         return None
 
 
@@ -227,10 +173,10 @@ def is_fresh(
     video = record.video_path(work_dir) if work_dir is not None else Path(record.video)
     if not video.is_file() or video.stat().st_size == 0:
         return False
-    seal = integrity.Seal.from_json(record.extra.get("video_seal"))
+    seal = seals.Seal.from_json(record.extra.get("video_seal"))
     # Records from before seals existed carry none: a readable, non-empty video is reused.
-    if seal is not None and not integrity.intact(video, seal):
-        integrity.damaged(video, "render de la escena")
+    if seal is not None and not seals.intact(video, seal):
+        seals.damaged(video, "render de la escena")
         return False
     if digest is not None and record.numbers_digest == digest:
         return True
