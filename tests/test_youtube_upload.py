@@ -4,11 +4,15 @@ client built from the discovery document the library ships. Nothing here touches
 from __future__ import annotations
 
 import email.parser
+import errno
 import json
 import os
 import shutil
 import stat
+import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from googleapiclient.http import HttpMockSequence
@@ -31,8 +35,8 @@ from lecture.youtube.oauth import (
     token_path,
     write_token,
 )
-from lecture.youtube.publish import upload
-from lecture.youtube.upload import PublishError, Retry, build_service, publish_bundle
+from lecture.youtube.publish import PublishLocked, upload
+from lecture.youtube.upload import PendingUpload, PublishError, Retry, build_service, publish_bundle, read_published
 
 SESSION = "https://youtube.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&upload_id=abc"
 CLIENT = {
@@ -47,12 +51,16 @@ CLIENT = {
 
 
 class ScriptedHttp(HttpMockSequence):
-    """HttpMockSequence whose script may also hold exceptions, raised in turn (a dropped connection)."""
+    """HttpMockSequence whose script may also hold exceptions, raised in turn (a dropped
+    connection, Ctrl-C), and functions, called with the request for the answer when their
+    turn comes (to look at the disk or the bytes sent mid-upload, or hold the upload there)."""
 
     def request(self, uri, method="GET", body=None, headers=None, redirections=1, connection_type=None):
         if self._iterable and isinstance(self._iterable[0], BaseException):
             self.request_sequence.append((uri, method, body, headers))
             raise self._iterable.pop(0)
+        if self._iterable and callable(self._iterable[0]):
+            self._iterable[0] = self._iterable[0](uri, method, body, headers)
         return super().request(uri, method, body, headers, redirections, connection_type)
 
     def calls(self) -> list[tuple[str, str]]:
@@ -290,6 +298,251 @@ def test_a_video_deleted_on_youtube_is_reported_not_uploaded_again(bundle, sleep
     assert str(bundle.published) in str(err.value)
 
 
+# --- interrupted, resumed, never twice -----------------------------------------------------
+
+CHUNK = 256 * 1024  # the test video (about 430 kB) goes up in two chunks
+
+
+def incomplete(received: int) -> tuple[dict, str]:
+    """YouTube's 308 to a chunk or a status query: it has bytes 0 to received - 1."""
+    return {"status": "308", "range": f"bytes=0-{received - 1}"}, ""
+
+
+def pending_session(bundle) -> dict:
+    return json.loads(bundle.published.read_text(encoding="utf-8"))["pending"]
+
+
+def test_an_upload_interrupted_after_the_first_chunk_resumes_on_its_saved_session_without_a_new_insert(bundle, sleeps):
+    size = bundle.video.stat().st_size
+    assert CHUNK < size < 2 * CHUNK
+
+    def first_chunk(*request):
+        # The session is on disk before the first byte of the video leaves.
+        assert pending_session(bundle)["session_uri"] == SESSION
+        return incomplete(CHUNK)
+
+    interrupted = ScriptedHttp([ok(location=SESSION), first_chunk, KeyboardInterrupt()])
+    with pytest.raises(KeyboardInterrupt):
+        publish_bundle(build_service(http=interrupted), bundle, retry=Retry(sleep=sleeps.append), chunk_bytes=CHUNK)
+    assert read_published(bundle.published) == PendingUpload(
+        SESSION, pending_session(bundle)["video_sha256"], size, pending_session(bundle)["started_at"]
+    )
+
+    sent = []
+
+    def last_chunk(uri, method, body, headers):
+        sent.append(body.read())
+        return FIRST_UPLOAD_TAIL[0]
+
+    script = [incomplete(CHUNK), last_chunk, *FIRST_UPLOAD_TAIL[1:]]
+    published, http = publish(bundle, script, sleeps, chunk_bytes=CHUNK)
+    assert published.video_id == "vid123" and published.action == "subido"
+    assert ("POST", "upload/youtube/v3/videos") not in http.calls()
+    (query_uri, query_method, _, query), (rest_uri, _, _, rest) = http.request_sequence[:2]
+    assert (query_uri, query_method, query["Content-Range"]) == (SESSION, "PUT", f"bytes */{size}")
+    assert rest_uri == SESSION and rest["Content-Range"] == f"bytes {CHUNK}-{size - 1}/{size}"
+    assert sent == [bundle.video.read_bytes()[CHUNK:]]
+    record = json.loads(bundle.published.read_text(encoding="utf-8"))
+    assert record["video_id"] == "vid123" and "pending" not in record and record["caption_id"] == "cap456"
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """Call it to fill the disk: from then on every write of published.json fails with
+    ENOSPC (the atomic writer's temporary file cannot be written); call it with False to
+    free the space."""
+    full = {"on": False}
+    real = Path.write_text
+
+    def write_text(self, *args, **kwargs):
+        if full["on"] and self.name.startswith(".published."):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+
+    def fill(on: bool = True):
+        full["on"] = on
+
+    return fill
+
+
+def test_a_disk_full_when_the_video_is_up_keeps_its_id_recoverable_and_the_next_publish_recovers_it(
+    bundle, sleeps, full_disk
+):
+    def uploaded(*request):
+        full_disk()
+        return FIRST_UPLOAD_TAIL[0]
+
+    with pytest.raises(PublishError) as err:
+        publish(bundle, [ok(location=SESSION), uploaded], sleeps)
+    message = str(err.value)
+    assert "https://youtu.be/vid123" in message and "disco lleno" in message and str(bundle.published) in message
+    assert "sin subir otro vídeo" in message
+    assert pending_session(bundle)["session_uri"] == SESSION  # the record before stayed whole
+    assert [p.name for p in bundle.folder.glob("*.part")] == []
+
+    full_disk(False)
+    done = ok({"id": "vid123", "status": {"privacyStatus": "private"}})  # the status query: the upload had finished
+    published, http = publish(bundle, [done, *FIRST_UPLOAD_TAIL[1:]], sleeps)
+    assert published.video_id == "vid123"
+    assert http.calls()[0] == ("PUT", "upload/youtube/v3/videos") and http.request_sequence[0][0] == SESSION
+    assert ("POST", "upload/youtube/v3/videos") not in http.calls()
+    assert json.loads(bundle.published.read_text(encoding="utf-8"))["video_id"] == "vid123"
+
+
+def test_a_disk_full_at_the_final_write_of_published_json_leaves_the_id_there(bundle, sleeps, full_disk):
+    def thumbnail_set(*request):
+        full_disk()
+        return FIRST_UPLOAD_TAIL[2]
+
+    with pytest.raises(PublishError, match="vid123.*disco lleno.*el id ya estaba anotado"):
+        publish(bundle, [ok(location=SESSION), *FIRST_UPLOAD_TAIL[:2], thumbnail_set], sleeps)
+    found = read_published(bundle.published)
+    assert isinstance(found, dict) and found["video_id"] == "vid123"
+
+
+def test_a_saved_session_youtube_no_longer_has_is_not_replaced_by_a_new_upload(bundle, sleeps):
+    bundle.published.write_text(
+        json.dumps({"pending": {"session_uri": SESSION, "video_sha256": "x", "size_bytes": 9, "started_at": "t"}}),
+        encoding="utf-8",
+    )
+    with pytest.raises(PublishError, match="ya no tiene la subida a medias") as err:
+        publish(bundle, [error(404, "notFound", "Not Found")], sleeps)
+    assert "YouTube Studio" in str(err.value) and str(bundle.published) in str(err.value)
+
+
+def test_an_unfinished_session_for_an_older_video_file_is_left_and_the_new_file_uploaded(bundle, sleeps):
+    bundle.published.write_text(
+        json.dumps(
+            {"pending": {"session_uri": SESSION + "old", "video_sha256": "0" * 64, "size_bytes": 9, "started_at": "t"}}
+        ),
+        encoding="utf-8",
+    )
+    published, http = publish(bundle, [incomplete(5), ok(location=SESSION), *FIRST_UPLOAD_TAIL], sleeps)
+    assert published.video_id == "vid123" and published.notes == ()
+    assert http.request_sequence[0][3]["Content-Range"] == "bytes */9"
+    assert http.calls()[1] == ("POST", "upload/youtube/v3/videos")
+
+
+def test_ctrl_c_during_an_upload_says_to_publish_again_and_the_next_publish_resumes(lecture, monkeypatch, capsys):
+    size_at = {}
+
+    def first_byte(*request):
+        size_at["size"] = (lecture / "renders/preview/youtube/video.mp4").stat().st_size
+        raise KeyboardInterrupt
+
+    sessions = iter([ScriptedHttp([ok(location=SESSION), first_byte])])
+    https: list[ScriptedHttp] = []
+
+    def service(creds):
+        https.append(next(sessions))
+        return build_service(http=https[-1])
+
+    monkeypatch.setattr("lecture.youtube.publish.credentials", lambda path: None)
+    monkeypatch.setattr("lecture.youtube.publish.build_service", service)
+    command = ["publish", "--upload", "--quality", "preview", "--client-secrets", str(lecture / "client_secret.json")]
+    assert main(command) == 130
+    assert "vuelve a publicar para retomar la subida" in capsys.readouterr().err
+
+    size = size_at["size"]
+    sessions = iter([ScriptedHttp([incomplete(1000), *FIRST_UPLOAD_TAIL])])
+    assert main(command) == 0
+    assert "vídeo subido: https://youtu.be/vid123" in capsys.readouterr().out
+    assert https[-1].calls()[:2] == [("PUT", "upload/youtube/v3/videos")] * 2
+    assert https[-1].request_sequence[1][3]["Content-Range"] == f"bytes 1000-{size - 1}/{size}"
+
+
+def test_two_publishes_of_one_bundle_at_once_one_is_refused_naming_the_lock_and_the_process(lecture):
+    reached, release = threading.Event(), threading.Event()
+
+    def whole_file(*request):
+        reached.set()
+        assert release.wait(60), "the test never let the first upload go on"
+        return FIRST_UPLOAD_TAIL[0]
+
+    first_http = ScriptedHttp([ok(location=SESSION), whole_file, *FIRST_UPLOAD_TAIL[1:]])
+    secrets = lecture / "client_secret.json"
+    outcome: dict = {}
+
+    def first_publish():
+        try:
+            outcome["first"] = upload("preview", secrets, service=build_service(http=first_http), retry=Retry())
+        except BaseException as err:  # reported by the assertions below
+            outcome["first"] = err
+
+    thread = threading.Thread(target=first_publish)
+    thread.start()
+    second_http = ScriptedHttp([])
+    try:
+        assert reached.wait(120), f"the first publish did not reach the upload: {outcome}"
+        with pytest.raises(PublishLocked) as refused:
+            upload("preview", secrets, service=build_service(http=second_http), retry=Retry())
+    finally:
+        release.set()
+        thread.join(120)
+    message = str(refused.value)
+    assert str(lecture / "renders/preview/youtube/.publish.lock") in message
+    assert f"proceso {os.getpid()}" in message and "otra publicación" in message
+    assert second_http.request_sequence == []
+    _, published = outcome["first"]
+    assert published.video_id == "vid123" and first_http.calls().count(("POST", "upload/youtube/v3/videos")) == 1
+
+
+# --- rate limits and refusals ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        [error(429, "rateLimitExceeded", "Too Many Requests"), ok(location=SESSION), *FIRST_UPLOAD_TAIL],
+        [
+            ok(location=SESSION),
+            FIRST_UPLOAD_TAIL[0],
+            error(403, "rateLimitExceeded", "The request cannot be completed: too many requests."),
+            *FIRST_UPLOAD_TAIL[1:],
+        ],
+        [
+            ok(location=SESSION),
+            error(403, "userRateLimitExceeded", "User Rate Limit Exceeded"),
+            incomplete(1000),
+            *FIRST_UPLOAD_TAIL,
+        ],
+    ],
+    ids=["429 al abrir la subida", "403 rateLimitExceeded en los subtítulos", "403 userRateLimitExceeded a mitad"],
+)
+def test_a_rate_limit_is_waited_out_with_backoff_not_blamed_on_the_token(bundle, sleeps, script):
+    published, _ = publish(bundle, script, sleeps, credentials_hint="Borra el token y vuelve a publicar.")
+    assert published.video_id == "vid123" and sleeps == [0.5]  # one wait, then the request again
+    assert json.loads(bundle.published.read_text(encoding="utf-8"))["caption_id"] == "cap456"
+
+
+def test_a_rate_limit_that_lasts_gives_up_saying_to_try_later_not_to_delete_the_token(bundle, sleeps):
+    script = [error(403, "userRateLimitExceeded", "User Rate Limit Exceeded")] * Retry().attempts
+    with pytest.raises(PublishError, match=r"respondió 403 \(userRateLimitExceeded\) 8 veces") as err:
+        publish(bundle, script, sleeps, credentials_hint="Borra el token y vuelve a publicar.")
+    assert "prueba más tarde" in str(err.value) and "token" not in str(err.value)
+    assert sleeps == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+
+
+def test_a_thumbnail_refused_for_an_unverified_channel_is_a_notice_and_the_publish_succeeds(
+    lecture, monkeypatch, capsys
+):
+    refusal = error(
+        403, "forbidden", "The authenticated user doesn't have permissions to upload and set custom video thumbnails."
+    )
+    http = ScriptedHttp([ok(location=SESSION), *FIRST_UPLOAD_TAIL[:2], refusal])
+    monkeypatch.setattr("lecture.youtube.publish.credentials", lambda path: None)
+    monkeypatch.setattr("lecture.youtube.publish.build_service", lambda creds: build_service(http=http))
+    command = ["publish", "--upload", "--quality", "preview", "--client-secrets", str(lecture / "client_secret.json")]
+    assert main(command) == 0
+    out, err = capsys.readouterr()
+    assert "vídeo subido: https://youtu.be/vid123" in out
+    assert "aviso: YouTube no dejó poner la miniatura" in err and "canales verificados" in err
+    record = json.loads((lecture / "renders/preview/youtube/published.json").read_text())
+    assert record["video_id"] == "vid123" and record["caption_id"] == "cap456" and "published_at" in record
+
+
 # --- bad input: a clear error, naming the file, before any request -----------------------
 
 
@@ -361,8 +614,6 @@ def test_upload_through_the_cli_records_the_video(lecture, monkeypatch, capsys):
 def _fake_consent(token: str):
     """Stands for the browser consent: credentials valid for an hour (a stored token without
     an expiry is read back as expired, and refreshing it would need the network)."""
-    from datetime import UTC, datetime, timedelta
-
     from google.oauth2.credentials import Credentials
 
     calls = []
@@ -411,3 +662,73 @@ def test_write_token_replaces_the_file_atomically_with_mode_0600(tmp_path):
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and path.read_text() == '{"token": "x"}'
     assert [p.name for p in path.parent.iterdir()] == ["token.json"]
     assert load_client_secrets  # imported for the bad-input tests above
+
+
+class TokenEndpoint:
+    """Google's token endpoint, as google-auth's transport interface sees it."""
+
+    def __init__(self, status: int, answer: dict):
+        self.status, self.answer, self.bodies = status, answer, []
+
+    def __call__(self, url, method="GET", body=None, headers=None, timeout=None, **kwargs):
+        self.bodies.append(body)
+        data = json.dumps(self.answer).encode()
+        return SimpleNamespace(status=self.status, headers={"content-type": "application/json"}, data=data)
+
+
+REVOKED = {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
+
+
+def _expire(path: Path) -> None:
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    stored["expiry"] = "2001-01-01T00:00:00Z"
+    write_token(path, json.dumps(stored))
+
+
+def test_an_expired_token_is_refreshed_and_a_revoked_one_asks_to_authorise_again(lecture):
+    flow, calls = _fake_consent("ya29.first")
+    secrets = lecture / "client_secret.json"
+    credentials(secrets, flow=flow)
+    path = token_path()
+
+    _expire(path)
+    google = TokenEndpoint(200, {"access_token": "ya29.fresh", "expires_in": 3600, "token_type": "Bearer"})
+    fresh = credentials(secrets, flow=flow, transport=google)
+    assert fresh.token == "ya29.fresh" and fresh.valid and calls == [CLIENT["installed"]["client_id"]]
+    assert b"grant_type=refresh_token" in google.bodies[0] and b"refresh_token=1%2F%2Frefresh" in google.bodies[0]
+    assert json.loads(path.read_text(encoding="utf-8"))["token"] == "ya29.fresh"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+    _expire(path)
+    with pytest.raises(CredentialsError, match="vuelve a ejecutar `ffn-video publish --upload") as err:
+        credentials(secrets, flow=flow, transport=TokenEndpoint(400, REVOKED))
+    assert "invalid_grant" in str(err.value) and str(path) in str(err.value)
+    assert len(calls) == 1, "the consent page must not open on its own"
+    assert not path.exists()  # so the next publish asks for consent
+    credentials(secrets, flow=flow)
+    assert len(calls) == 2
+
+
+def test_a_token_revoked_during_the_upload_asks_to_authorise_again_and_keeps_the_pending_session(lecture):
+    from google_auth_httplib2 import AuthorizedHttp
+
+    flow, _ = _fake_consent("ya29.first")
+    creds = credentials(lecture / "client_secret.json", flow=flow)
+    revoked = ({"status": "400", "content-type": "application/json"}, json.dumps(REVOKED))
+    http = ScriptedHttp([ok(location=SESSION), error(401, "authError", "Invalid Credentials"), revoked])
+    with pytest.raises(CredentialsError, match="vuelve a ejecutar `ffn-video publish --upload") as err:
+        upload(
+            "preview",
+            lecture / "client_secret.json",
+            service=build_service(http=AuthorizedHttp(creds, http=http)),
+            retry=Retry(sleep=lambda s: None),
+        )
+    assert "invalid_grant" in str(err.value) and "Borra" not in str(err.value)
+    assert http.calls() == [
+        ("POST", "upload/youtube/v3/videos"),
+        ("PUT", "upload/youtube/v3/videos"),
+        ("POST", "token"),
+    ]
+    assert http.request_sequence[0][3]["authorization"] == "Bearer ya29.first"
+    assert not token_path().exists()
+    assert pending_session(BundlePaths(lecture / "renders/preview/youtube"))["session_uri"] == SESSION

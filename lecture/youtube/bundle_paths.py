@@ -64,20 +64,31 @@ class BundlePaths:
 
     @property
     def published(self) -> Path:
-        """The YouTube video this bundle was uploaded as (written by the upload)."""
+        """The YouTube video this bundle was uploaded as, or the upload under way (written by
+        the upload)."""
         return self.folder / "published.json"
+
+    @property
+    def lock(self) -> Path:
+        """Held by the publish under way: two at once would upload two videos."""
+        return self.folder / ".publish.lock"
+
+    @property
+    def lock_owner(self) -> Path:
+        """Who holds the lock (pid, host, start), for the message of a publish refused."""
+        return self.folder / ".publish.lock.json"
 
     def files(self) -> tuple[Path, ...]:
         return (self.video, self.captions, self.thumbnail, self.description, self.metadata)
 
 
 def build_outputs(quality: str) -> BuildOutputs:
-    from lecture.build.pipeline import renders_dir
+    from lecture.layout import renders_dir
 
     return BuildOutputs(quality, renders_dir() / quality)
 
 
 def bundle_paths(quality: str) -> BundlePaths:
-    from lecture.build.pipeline import renders_dir
+    from lecture.layout import renders_dir
 
     return BundlePaths(renders_dir() / quality / "youtube")

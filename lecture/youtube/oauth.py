@@ -5,7 +5,8 @@ The client secrets are the JSON file Google Cloud gives for an OAuth client of t
 upload opens the browser on Google's consent page and listens on a local port for the
 answer (google-auth-oauthlib's installed-app flow); the token it returns is stored in
 `$XDG_CONFIG_HOME/ffn-video/` (or `~/.config/ffn-video/`) with mode 0600, refreshed when
-it expires, and never printed.
+it expires, and never printed. A token Google will no longer refresh (revoked, or expired
+for good) is removed, and the lecturer is told to publish again to authorise anew.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from lecture.youtube import YoutubeError
 
 if TYPE_CHECKING:  # google-auth loads only when credentials are needed
+    from google.auth.exceptions import RefreshError
+    from google.auth.transport import Request
     from google.oauth2.credentials import Credentials
 
 SCOPES = ("https://www.googleapis.com/auth/youtube.force-ssl",)  # upload, update, captions, thumbnails
@@ -101,11 +104,12 @@ def credentials(
     client_secrets: Path,
     token: Path | None = None,
     flow: Callable[[dict[str, Any]], Credentials] = run_installed_app_flow,
+    transport: Request | None = None,
 ) -> Credentials:
-    """Valid credentials for YouTube: the stored token, refreshed if needed, or a new
-    authorisation through `flow` (stored for next time)."""
+    """Valid credentials for YouTube: the stored token, refreshed if needed (through
+    `transport`, by default over `requests`), or a new authorisation through `flow` (stored
+    for next time) when there is no usable token."""
     from google.auth.exceptions import RefreshError, TransportError
-    from google.auth.transport.requests import Request
     from google.oauth2.credentials import Credentials
 
     config = load_client_secrets(client_secrets)
@@ -119,10 +123,14 @@ def credentials(
         if creds is not None and creds.client_id != config["installed"]["client_id"]:
             creds = None  # made for another OAuth client
     if creds is not None and not creds.valid and creds.refresh_token:
+        if transport is None:
+            from google.auth.transport.requests import Request as RequestsTransport
+
+            transport = RequestsTransport()
         try:
-            creds.refresh(Request())
-        except RefreshError:
-            creds = None  # revoked or expired for good
+            creds.refresh(transport)
+        except RefreshError as err:
+            raise refresh_refused(token, err) from None
         except TransportError as err:
             raise CredentialsError(
                 f"no se pudo renovar el token guardado en {token}: sin conexión con Google ({err})"
@@ -131,3 +139,21 @@ def credentials(
         creds = flow(config)
     write_token(token, creds.to_json())
     return creds
+
+
+def refresh_refused(token: Path, err: RefreshError) -> CredentialsError:
+    """The error for Google's refusal to refresh the token stored in `token`. A refusal for
+    good (revoked, expired, or another client's) removes it, so the next publish asks for
+    consent instead of failing the same way; a passing one keeps it."""
+    why = str(err.args[0]) if err.args else str(err)
+    if err.retryable:
+        return CredentialsError(
+            f"Google no pudo renovar ahora el permiso guardado en {token} ({why}); vuelve a intentarlo en unos minutos"
+        )
+    token.unlink(missing_ok=True)
+    return CredentialsError(
+        f"Google ya no acepta el permiso guardado para subir a YouTube ({why}): se revocó o caducó, "
+        f"y se borró {token}. Autoriza de nuevo: vuelve a ejecutar `ffn-video publish --upload "
+        f"--client-secrets ARCHIVO`, que abre el navegador en la página de permisos de Google "
+        f"(una subida a medias se retoma donde quedó)"
+    )
