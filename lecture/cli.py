@@ -56,6 +56,19 @@ def parser() -> argparse.ArgumentParser:
     p_story.add_argument("--quality", default="preview", choices=list(QUALITIES))
     p_story.add_argument("--only", nargs="+", metavar="ESCENA", help="solo estas escenas")
 
+    p_slides = sub.add_parser("slides", help="diapositivas para dar la clase en vivo: una por beat, con su clip")
+    p_slides.add_argument("--quality", default="preview", choices=list(QUALITIES))
+    p_slides.add_argument("--only", nargs="+", metavar="ESCENA", help="solo estas escenas")
+    p_slides.add_argument(
+        "--format",
+        default="html",
+        choices=["html", "pptx"],
+        help="html: reveal.js, se abre sin red desde la carpeta (por defecto); pptx: PowerPoint",
+    )
+
+    p_handout = sub.add_parser("handout", help="apuntes en PDF para los estudiantes: fotogramas, texto, números")
+    p_handout.add_argument("--quality", default="preview", choices=list(QUALITIES))
+
     p_gallery = sub.add_parser("gallery", help="una lámina con cada dibujo de scenes/kit/ y su nombre")
     p_gallery.add_argument("--quality", default="preview", choices=list(QUALITIES))
 
@@ -99,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         return narrate_main(argv[1:])
     args = parser().parse_args(argv)
     console = Console(stderr=True)
-    from lecture.build.pipeline import BuildLocked
+    from lecture.build.lock import BuildLocked
 
     try:
         if args.command == "build":
@@ -112,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
             return _numbers(args)
         if args.command == "storyboard":
             return _storyboard(args)
+        if args.command == "slides":
+            return _slides(args, console)
+        if args.command == "handout":
+            return _handout(args, console)
         if args.command == "gallery":
             return _gallery(args, console)
         if args.command == "publish":
@@ -150,7 +167,7 @@ def _watch(args, console: Console) -> int:
 
 
 def _scenes(args) -> int:
-    from lecture.build.pipeline import build_dir
+    from lecture.layout import build_dir
     from lecture.plan import load_plan
     from lecture.review.listing import format_rows, scene_rows
 
@@ -164,7 +181,7 @@ def _scenes(args) -> int:
 
 
 def _storyboard(args) -> int:
-    from lecture.build.pipeline import build_dir, renders_dir
+    from lecture.layout import build_dir, renders_dir
     from lecture.plan import load_plan, select
     from lecture.review.storyboard import write_storyboard
 
@@ -175,8 +192,30 @@ def _storyboard(args) -> int:
     return 0
 
 
+def _slides(args, console: Console) -> int:
+    from lecture.classroom.slides import make_slides
+    from lecture.plan import load_plan, select
+
+    plan = load_plan()
+    only = {s.name for s in select(plan, args.only)} if args.only else None
+    report = make_slides(plan, args.quality, only, args.format)
+    console.print(escape(report.line()), highlight=False, soft_wrap=True)
+    print(report.path)
+    return 0
+
+
+def _handout(args, console: Console) -> int:
+    from lecture.classroom.handout import make_handout
+    from lecture.plan import load_plan
+
+    report = make_handout(load_plan(), args.quality)
+    console.print(f"{report.pages} páginas, {report.stills} fotogramas, en {report.seconds:.1f} s", highlight=False)
+    print(report.path)
+    return 0
+
+
 def _gallery(args, console: Console) -> int:
-    from lecture.build.pipeline import build_dir, renders_dir
+    from lecture.layout import build_dir, renders_dir
     from lecture.review.gallery import write_gallery
 
     page, sheets = write_gallery(renders_dir() / args.quality / "gallery", args.quality, build_dir() / "gallery")
@@ -188,7 +227,7 @@ def _gallery(args, console: Console) -> int:
 
 
 def _numbers(args) -> int:
-    from lecture.build.pipeline import build_dir
+    from lecture.layout import build_dir
     from lecture.plan import load_plan
     from lecture.review.listing import audit_lines, audit_rows
 
@@ -214,9 +253,21 @@ def _publish(args, console: Console) -> int:
         print(f"paquete: {report.paths.folder} (vídeo {report.video_action})")
         print("\n".join(format_results(results)))
         return 0 if all(r.ok for r in results) else 1
-    report, published = upload(
-        args.quality, args.client_secrets, args.privacy, log=lambda line: console.print(escape(line), highlight=False)
-    )
+    try:
+        report, published = upload(
+            args.quality,
+            args.client_secrets,
+            args.privacy,
+            log=lambda line: console.print(escape(line), highlight=False),
+        )
+    except KeyboardInterrupt:
+        # The session is saved as pending in published.json before the first byte.
+        console.print(
+            "publicación interrumpida: vuelve a publicar para retomar la subida donde quedó, sin subir otro vídeo",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return 130
     for note in (*report.notes, *published.notes):
         console.print(f"aviso: {escape(note)}", highlight=False, soft_wrap=True)
     print(f"vídeo {published.action}: {published.url} (anotado en {report.paths.published})")
