@@ -138,7 +138,7 @@ def test_only_renders_the_scenes_named_and_says_when_the_lecture_waits(tiny):
     assert report.rendered == ["tiny_a"] and report.order == ["tiny_a"]
     assert report.lecture is None and any("tiny_b" in n for n in report.notes)
     assert _mtimes(tiny)["lecture.mp4"] == before["lecture.mp4"]
-    with pytest.raises(ValueError, match="escena(s) desconocida"):
+    with pytest.raises(ValueError, match=r"escena\(s\) desconocida"):
         build("preview", only=["nada"], console=quiet_console())
 
 
