@@ -12,17 +12,31 @@ truncated, written by an incompatible version) is recomputed and overwritten.
 
 The directory is ``ffn_core/`` under the root of every cache (`ffn_core.settings.cache_root`:
 ``$FFN_CACHE_DIR`` when set, else ``<repo>/.cache``).
+
+An entry is a pickle, and unpickling runs code: whoever can write the cache folder could
+otherwise run code as every user who reads it (a shared cache, a cluster's workers). So each
+entry is signed, HMAC-SHA256 over its key and its bytes, with a secret key that lives outside
+the cache (`ffn_core.settings.cache_key_file`: ``~/.config/ffn-video/cache.key``, made on
+first use, readable by its owner only), and the signature is checked before anything is
+unpickled. An entry that is not signed by this key (tampered, written by another user or
+another machine, or in the unsigned format of before) is recomputed and overwritten like a
+corrupt one. To share results between users or machines, give them the same key file: it is
+the right to run code as each other. When no key can be kept (a home folder that cannot be
+written) the results are computed and not stored.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import importlib.metadata
 import inspect
 import os
 import pickle
 import platform
+import secrets
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +49,10 @@ T = TypeVar("T")
 # Bumped when the entry format itself changes.
 _FORMAT = "ffn_core-cache-v1"
 FOLLOWED_PACKAGES = ("ffn_core",)
+# An entry on disk: this header, the HMAC-SHA256 of (entry key, payload), the pickled payload.
+_SIGNED = b"ffn_core-signed-v1\n"
+_MAC_BYTES = hashlib.sha256().digest_size
+_KEY_BYTES = 32
 
 
 def cache_dir() -> Path:
@@ -89,30 +107,105 @@ def cache_key(module_name: str, function_name: str, inputs: Any, root: Path = se
     return digest.hexdigest()
 
 
+def signing_key() -> bytes | None:
+    """This user's secret for signing entries, made on first use; None when it cannot be kept."""
+    return _signing_key(settings.cache_key_file())
+
+
+@functools.cache
+def _signing_key(path: Path) -> bytes | None:
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as err:  # unreadable, or not a key: never guess one
+        _warn_unsigned(path, err)
+        return None
+    try:
+        return _make_key(path)
+    except OSError as err:
+        _warn_unsigned(path, err)
+        return None
+
+
+def _read_key(path: Path) -> bytes:
+    key = bytes.fromhex(path.read_text(encoding="ascii").strip() or "00")
+    if len(key) < _KEY_BYTES:
+        raise OSError(f"{path}: la clave de la caché es demasiado corta (bórrala y se hará otra)")
+    return key
+
+
+def _make_key(path: Path) -> bytes:
+    """A new random key at `path`, owner-only; if another process made one first, that one."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = secrets.token_bytes(_KEY_BYTES)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".cache.key.", suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(handle, "w", encoding="ascii") as out:
+            out.write(key.hex() + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(temp, path)  # never replaces a key another process made meanwhile
+        except FileExistsError:
+            return _read_key(path)
+    finally:
+        Path(temp).unlink(missing_ok=True)
+    return key
+
+
+def _warn_unsigned(path: Path, err: Exception) -> None:
+    print(
+        f"aviso: la caché de resultados numéricos no se guarda: no se puede leer ni crear su clave {path} ({err})",
+        file=sys.stderr,
+    )
+
+
+def _mac(secret: bytes, key: str, payload: bytes) -> bytes:
+    return hmac.new(secret, key.encode() + b"\0" + payload, hashlib.sha256).digest()
+
+
 def load(key: str) -> tuple[bool, Any]:
-    """(True, value) when a readable entry exists for ``key``; (False, None) otherwise."""
+    """(True, value) when an entry signed by this user's key exists for ``key``; (False, None)
+    otherwise. Nothing is unpickled before its signature is checked."""
+    secret = signing_key()
+    if secret is None:
+        return False, None
     path = cache_dir() / f"{key}.pkl"
     try:
-        with path.open("rb") as handle:
-            stored_key, value = pickle.load(handle)
-    except FileNotFoundError:
+        data = path.read_bytes()
+    except OSError:
         return False, None
-    except Exception:  # noqa: BLE001 - any unreadable entry is simply recomputed
+    header, mac, payload = (
+        data[: len(_SIGNED)],
+        data[len(_SIGNED) : len(_SIGNED) + _MAC_BYTES],
+        data[len(_SIGNED) + _MAC_BYTES :],
+    )
+    if header != _SIGNED or not hmac.compare_digest(mac, _mac(secret, key, payload)):
+        return False, None  # not ours, or damaged: recomputed, never unpickled
+    try:
+        stored_key, value = pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - signed but unreadable (an incompatible version): recomputed
         return False, None
     if stored_key != key:
         return False, None
     return True, value
 
 
-def store(key: str, value: Any) -> Path:
-    """Write ``value`` under ``key`` atomically; returns the entry's path."""
+def store(key: str, value: Any) -> Path | None:
+    """Write ``value`` under ``key`` atomically, signed; returns the entry's path (None when
+    there is no key to sign with, so nothing is stored)."""
+    secret = signing_key()
+    if secret is None:
+        return None
     directory = cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{key}.pkl"
+    payload = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
     handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{key[:16]}.", suffix=".tmp", delete=False)
     try:
         with handle:
-            pickle.dump((key, value), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.write(_SIGNED + _mac(secret, key, payload) + payload)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(handle.name, path)

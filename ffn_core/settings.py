@@ -54,7 +54,24 @@ KOKORO_DIR = Variable(
 )
 KOKORO_THREADS = Variable("FFN_KOKORO_THREADS", "How many sentences Kokoro speaks at once.", "min(cores, 4)")
 DASK_SCHEDULER = Variable(
-    "FFN_DASK_SCHEDULER", "A Dask scheduler to render chunks on (tcp://HOST:PORT or local:N).", "none: local processes"
+    "FFN_DASK_SCHEDULER", "A Dask scheduler to render chunks on (tls://HOST:PORT or local:N).", "none: local processes"
+)
+TLS_CA = Variable(
+    "FFN_TLS_CA", "The certificate authority (PEM) that signed the Dask cluster's certificates (tls://).", "none"
+)
+TLS_CERT = Variable(
+    "FFN_TLS_CERT", "This client's certificate (PEM) for the Dask cluster (tls://); it may hold the key too.", "none"
+)
+TLS_KEY = Variable("FFN_TLS_KEY", "The private key (PEM) of FFN_TLS_CERT.", "none: inside FFN_TLS_CERT")
+DASK_INSECURE = Variable(
+    "FFN_DASK_INSECURE",
+    "1: accept a tcp:// scheduler, unencrypted and unauthenticated (the same as --insecure).",
+    "0: refused",
+)
+CACHE_KEY = Variable(
+    "FFN_CACHE_KEY",
+    "This user's secret key that signs the numbers' cache entries, kept outside the shared cache.",
+    "${XDG_CONFIG_HOME:-~/.config}/ffn-video/cache.key",
 )
 
 VARIABLES: tuple[Variable, ...] = (
@@ -70,7 +87,15 @@ VARIABLES: tuple[Variable, ...] = (
     KOKORO_DIR,
     KOKORO_THREADS,
     DASK_SCHEDULER,
+    TLS_CA,
+    TLS_CERT,
+    TLS_KEY,
+    DASK_INSECURE,
+    CACHE_KEY,
 )
+
+_YES = ("1", "true", "yes", "si", "sí")
+_NO = ("0", "false", "no")
 
 
 def raw(variable: Variable, env: Mapping[str, str] | None = None) -> str | None:
@@ -105,3 +130,39 @@ def plan_file(env: Mapping[str, str] | None = None) -> Path | None:
 def recordings_root(env: Mapping[str, str] | None = None) -> Path | None:
     """The recordings folder asked for; None for the default one."""
     return _path(RECORDINGS_DIR, env)
+
+
+def flag(variable: Variable, env: Mapping[str, str] | None = None) -> bool:
+    """A yes/no setting: 1/true/sí or 0/false/no (unset: no); anything else is an error naming it."""
+    value = raw(variable, env)
+    if value is None or value.lower() in _NO:
+        return False
+    if value.lower() in _YES:
+        return True
+    raise ValueError(f"{variable.name}={value!r}: usa 1 (sí) o 0 (no)")
+
+
+def path_setting(variable: Variable, env: Mapping[str, str] | None = None) -> Path | None:
+    """A setting that names a file, with ~ expanded; None when unset."""
+    return _path(variable, env)
+
+
+def cache_key_file(env: Mapping[str, str] | None = None) -> Path:
+    """This user's key for the numbers' cache: outside the cache, so sharing the cache does
+    not share the right to have one's pickles trusted."""
+    chosen = _path(CACHE_KEY, env)
+    if chosen:
+        return chosen
+    environ = os.environ if env is None else env
+    config = environ.get("XDG_CONFIG_HOME", "").strip()
+    return (Path(config).expanduser() if config else Path.home() / ".config") / "ffn-video" / "cache.key"
+
+
+def table() -> str:
+    """Every variable with its meaning and default, one per line (for `python -m ffn_core.settings`)."""
+    width = max(len(v.name) for v in VARIABLES)
+    return "\n".join(f"{v.name:<{width}}  {v.meaning} [default: {v.default}]" for v in VARIABLES)
+
+
+if __name__ == "__main__":
+    print(table())

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from rich.console import Console
 from rich.markup import escape
 
+from lecture import exit_status
 from lecture.qualities import QUALITIES
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ffn-video", description="Clase en vídeo sobre la capa feed-forward.")
+    parser = argparse.ArgumentParser(
+        prog="ffn-video", description="Clase en vídeo sobre la capa feed-forward.", epilog=exit_status.STATUSES_HELP
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_build = sub.add_parser("build", help="renderiza la clase (solo lo que cambió)")
@@ -30,8 +34,21 @@ def parser() -> argparse.ArgumentParser:
         "--scheduler",
         metavar="DIRECCIÓN",
         default=None,
-        help="renderiza en un clúster de Dask: tcp://SERVIDOR:PUERTO, o local:N para N procesos trabajadores "
-        "aquí (por defecto, $FFN_DASK_SCHEDULER; sin él, --jobs procesos de esta máquina)",
+        help="renderiza en un clúster de Dask: tls://SERVIDOR:PUERTO (con --tls-ca/--tls-cert/--tls-key), o "
+        "local:N para N procesos trabajadores aquí (por defecto, $FFN_DASK_SCHEDULER; sin él, --jobs procesos "
+        "de esta máquina)",
+    )
+    p_build.add_argument(
+        "--tls-ca", metavar="ARCHIVO", help="la autoridad (CA, PEM) que firmó los certificados del clúster"
+    )
+    p_build.add_argument(
+        "--tls-cert", metavar="ARCHIVO", help="el certificado (PEM) de esta máquina para el clúster, firmado por esa CA"
+    )
+    p_build.add_argument("--tls-key", metavar="ARCHIVO", help="la clave privada de --tls-cert (si no va dentro)")
+    p_build.add_argument(
+        "--insecure",
+        action="store_true",
+        help="acepta un planificador tcp:// sin cifrar ni autenticar: solo en una red de plena confianza",
     )
     p_build.add_argument(
         "--chunk-s",
@@ -52,9 +69,18 @@ def parser() -> argparse.ArgumentParser:
 
     sub.add_parser("narrate", help="sintetiza la narración que falta e imprime duraciones", add_help=False)
 
+    p_script = sub.add_parser("script", help="el guion para leerlo en voz alta y grabarlo de una toma")
+    p_script.add_argument("scenes", nargs="*", metavar="ESCENA", help="solo estas escenas (por defecto, todas)")
+    p_script.add_argument("--out", metavar="ARCHIVO", default=None, help="escribe el texto ahí en vez de imprimirlo")
+
     p_story = sub.add_parser("storyboard", help="una página con un fotograma en cada marca y fin de beat")
     p_story.add_argument("--quality", default="preview", choices=list(QUALITIES))
     p_story.add_argument("--only", nargs="+", metavar="ESCENA", help="solo estas escenas")
+    p_story.add_argument(
+        "--check",
+        action="store_true",
+        help="termina con estado 1 si algún fotograma queda escaso (casi vacío, dibujo bajo o texto pequeño)",
+    )
 
     p_slides = sub.add_parser("slides", help="diapositivas para dar la clase en vivo: una por beat, con su clip")
     p_slides.add_argument("--quality", default="preview", choices=list(QUALITIES))
@@ -105,51 +131,117 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; every expected failure ends as one Spanish line on stderr and a status
+    (`lecture.exit_status`); anything else is a bug and keeps its traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv else ""
+    console = Console(stderr=True)
+    try:
+        return _dispatch(argv, console)
+    except BrokenPipeError:
+        # The reader of our output left (`ffn-video script | head`): nothing failed.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes stdout again at exit
+        return 0
+    except KeyboardInterrupt:
+        return _fail(console, exit_status.Failure(exit_status.INTERRUPTED, exit_status.interrupted_line(command)))
+    except Exception as err:  # noqa: BLE001 - sorted below; what is not expected is raised again
+        failure = _expected_failure(err)
+        if failure is None:
+            raise
+        return _fail(console, failure)
+
+
+def _dispatch(argv: list[str], console: Console) -> int:
     if argv[:1] == ["narrate"]:  # its options belong to voiceover's own parser
         from voiceover.narrate import narrate_main
 
         return narrate_main(argv[1:])
     args = parser().parse_args(argv)
-    console = Console(stderr=True)
+    if args.command == "build":
+        return _build(args, console)
+    if args.command == "watch":
+        return _watch(args, console)
+    if args.command == "scenes":
+        return _scenes(args)
+    if args.command == "numbers":
+        return _numbers(args)
+    if args.command == "script":
+        return _script(args)
+    if args.command == "storyboard":
+        return _storyboard(args)
+    if args.command == "slides":
+        return _slides(args, console)
+    if args.command == "handout":
+        return _handout(args, console)
+    if args.command == "gallery":
+        return _gallery(args, console)
+    if args.command == "publish":
+        return _publish(args, console)
+    if args.command == "check":
+        return _check(args)
+    return 1
+
+
+def _script(args) -> int:
+    from pathlib import Path
+
+    from lecture.plan import load_plan, select
+    from voiceover.atomic import write_text
+    from voiceover.reading_copy import HEADER, reading_copy
+    from voiceover.timing import default_lookup
+
+    chosen = select(load_plan(), args.scenes or None)
+    text = "\n\n".join([HEADER, *(reading_copy(s.load_script(), default_lookup) for s in chosen)])
+    if args.out:
+        write_text(Path(args.out), text + "\n")
+        print(f"guion de {len(chosen)} escena(s) en {args.out}")
+    else:
+        print(text)
+    return 0
+
+
+def _expected_failure(err: Exception) -> exit_status.Failure | None:
+    """The line and status for a failure the commands expect; None for a bug."""
     from lecture.build.lock import BuildLocked
 
-    try:
-        if args.command == "build":
-            return _build(args, console)
-        if args.command == "watch":
-            return _watch(args, console)
-        if args.command == "scenes":
-            return _scenes(args)
-        if args.command == "numbers":
-            return _numbers(args)
-        if args.command == "storyboard":
-            return _storyboard(args)
-        if args.command == "slides":
-            return _slides(args, console)
-        if args.command == "handout":
-            return _handout(args, console)
-        if args.command == "gallery":
-            return _gallery(args, console)
-        if args.command == "publish":
-            return _publish(args, console)
-        if args.command == "check":
-            return _check(args)
-    except BuildLocked as err:
-        console.print(f"[red]{escape(str(err))}[/]", highlight=False, soft_wrap=True)
-        return 3
-    except (ValueError, RuntimeError) as err:
-        console.print(f"[red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
-        return 2
-    return 1
+    locks: tuple[type[Exception], ...] = (BuildLocked,)
+    try:  # the YouTube client libraries are optional for every other command
+        from lecture.youtube.publish import PublishLocked
+
+        locks += (PublishLocked,)
+    except ImportError:
+        pass
+    if isinstance(err, locks):
+        return exit_status.Failure(exit_status.LOCKED, exit_status.one_line(str(err)))
+    if isinstance(err, OSError):
+        if exit_status.is_network(err):
+            return exit_status.Failure(exit_status.NETWORK, exit_status.network_line(err))
+        return exit_status.Failure(exit_status.FILE_SYSTEM, exit_status.file_system_line(err))
+    if isinstance(err, (ValueError, RuntimeError)):  # plan, script, settings, a tool or service that refused
+        return exit_status.Failure(exit_status.REFUSED, "error: " + exit_status.one_line(str(err)))
+    return None
+
+
+def _fail(console: Console, failure: exit_status.Failure) -> int:
+    color = "yellow" if failure.status in (exit_status.LOCKED, exit_status.INTERRUPTED) else "red"
+    console.print(f"[{color}]{escape(failure.line)}[/]", highlight=False, soft_wrap=True)
+    return failure.status
 
 
 def _build(args, console: Console) -> int:
     from lecture.build.display import print_summary
     from lecture.build.pipeline import build
+    from lecture.farm.cluster import INSECURE_MEANING, configured_scheduler
 
+    # Resolved here, before anything else: a refused address is never dialled, and an
+    # accepted insecure one is announced before the build starts.
+    scheduler = configured_scheduler(args.scheduler, args.tls_ca, args.tls_cert, args.tls_key, args.insecure)
+    if scheduler is not None and scheduler.is_plain:
+        console.print(
+            f"[yellow]{escape(INSECURE_MEANING.format(address=scheduler.address))}[/]", highlight=False, soft_wrap=True
+        )
     report = build(
-        args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=args.scheduler, chunk_s=args.chunk_s
+        args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=scheduler, chunk_s=args.chunk_s
     )
     print_summary(report, console)
     if report.failed:
@@ -187,9 +279,20 @@ def _storyboard(args) -> int:
 
     plan = load_plan()
     only = {s.name for s in select(plan, args.only)} if args.only else None
-    page = write_storyboard(plan, renders_dir() / args.quality, build_dir() / args.quality, args.quality, only)
-    print(page)
-    return 0
+    board = write_storyboard(plan, renders_dir() / args.quality, build_dir() / args.quality, args.quality, only)
+    print(board.page)
+    if not args.check:
+        return 0
+    for still in board.flagged:
+        print(
+            f"{still.scene}, beat '{still.beat}', {still.label} ({still.scene_s:.2f} s, {still.still.name}): "
+            + "; ".join(still.problems),
+            file=sys.stderr,
+        )
+    if board.flagged:
+        print(f"{len(board.flagged)} fotogramas escasos; se ven en rojo en {board.page}", file=sys.stderr)
+        return exit_status.FAILURES
+    return exit_status.DONE
 
 
 def _slides(args, console: Console) -> int:

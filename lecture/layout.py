@@ -21,6 +21,28 @@ from ffn_core import settings
 
 SCENES_FOLDER = "scenes"
 MEDIA_FOLDER = "media"
+AUDIO_FOLDER = "audio"
+
+# Names a scene cannot take: a scene's files are `<name>.mp4` beside the lecture's own
+# outputs, `<name>/` beside the workspace's folders and `<name>.wav` beside the lecture's
+# narration, so a scene called `lecture` would share (and its prune delete) their files.
+RESERVED_NAMES = frozenset(
+    {
+        "lecture",  # lecture.mp4, lecture.m4a, lecture.wav, lecture.silent.mp4, lecture.es.srt
+        SCENES_FOLDER,
+        "chapters",
+        "subtitles",
+        AUDIO_FOLDER,
+        MEDIA_FOLDER,
+        "chunks",
+        "gain",  # audio/gain.json
+        "storyboard",
+        "gallery",
+        "youtube",
+        "slides",
+        "handout",
+    }
+)
 
 
 def renders_dir() -> Path:
@@ -88,7 +110,7 @@ class Workspace:
 
     @property
     def audio(self) -> Path:
-        return self.folder / "audio"
+        return self.folder / AUDIO_FOLDER
 
     @property
     def silent_lecture(self) -> Path:

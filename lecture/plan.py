@@ -5,20 +5,31 @@ narration script that times a scene is the one its class declares (`script = "..
 the name is written once (a plan entry may repeat it, and then the two must agree).
 `FFN_PLAN` points the build at another plan file (tests use a tiny one);
 paths inside a plan are relative to the repository root, or absolute.
+
+A plan names Python modules that manim runs, so it is code, not data: a module outside
+the repository is refused unless the plan is the one `FFN_PLAN` names and the module lives
+beside it (in its folder or below). A scene's name and its script's name become file names
+(`renders/<quality>/scenes/<name>.mp4`, `.cache/build/<quality>/<name>/`, ...): they match
+`NAME_PATTERN` and a scene cannot take a name the build's own outputs use
+(`lecture.layout.RESERVED_NAMES`). Every error names the plan file and line.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from ffn_core import settings
+from lecture.layout import RESERVED_NAMES
 from voiceover.paths import REPO_ROOT
 from voiceover.script import Script, declared_script, load_script
 
 PLAN_PATH = Path(__file__).resolve().parent / "plan.toml"
 ALLOWED_KEYS = {"name", "module", "class", "script", "script_path"}
+NAME_PATTERN = r"^[a-z0-9_]+$"  # a scene's and a script's name: it becomes a file name
+NAME_RE = re.compile(NAME_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -41,14 +52,20 @@ def plan_path() -> Path:
 def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
     path = Path(path) if path else plan_path()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_text(encoding="utf-8")
+        data = tomllib.loads(raw)
     except FileNotFoundError:
         raise ValueError(f"{path}: no existe ese archivo de plan") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: el plan no está en UTF-8 (byte {err.start}); guárdalo como UTF-8") from None
     except tomllib.TOMLDecodeError as err:
         raise ValueError(f"{path}: error de sintaxis TOML: {err}") from None
+    headers = [i + 1 for i, line in enumerate(raw.splitlines()) if line.strip() == "[[scene]]"]
+    lines = raw.splitlines()
     scenes = []
     for i, entry in enumerate(data.get("scene", []), start=1):
-        label = f"{path}: escena n.º {i}" + (f" «{entry['name']}»" if "name" in entry else "")
+        header = headers[i - 1] if i <= len(headers) else 1
+        label = f"{path}:{header}: escena n.º {i}" + (f" «{entry['name']}»" if "name" in entry else "")
         missing = {"name", "module", "class"} - set(entry)
         if missing:
             raise ValueError(f"{label}: le falta {', '.join(sorted(missing))}")
@@ -56,10 +73,16 @@ def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
         if unknown:
             allowed = ", ".join(sorted(ALLOWED_KEYS))
             raise ValueError(f"{label}: claves desconocidas {', '.join(sorted(unknown))} (se admiten: {allowed})")
-        module = REPO_ROOT / entry["module"]
+        _check_name(entry["name"], f"{path}:{_key_line(lines, header, 'name')}: escena n.º {i}", "name")
+        module = _module_of(entry["module"], path, f"{path}:{_key_line(lines, header, 'module')}: escena n.º {i}")
         if not module.exists():
             raise ValueError(f"{label}: no existe el módulo {entry['module']}")
-        entry = {**entry, "script": _script_of(module, entry["class"], entry.get("script"), label)}
+        script_where = f"{path}:{_key_line(lines, header, 'script')}: escena n.º {i}"
+        if "script" in entry:
+            _check_name(entry["script"], script_where, "script")
+        script = _script_of(module, entry["class"], entry.get("script"), label)
+        _check_name(script, script_where, "script")
+        entry = {**entry, "script": script}
         script_file = REPO_ROOT / entry["script_path"] if "script_path" in entry else None
         if script_file is not None and not script_file.exists():
             raise ValueError(f"{label}: no existe script_path {entry['script_path']}")
@@ -71,6 +94,50 @@ def load_plan(path: Path | None = None) -> tuple[PlannedScene, ...]:
     if dupes:
         raise ValueError(f"{path}: nombres de escena repetidos: {', '.join(sorted(dupes))}")
     return tuple(scenes)
+
+
+def _check_name(value: object, where: str, key: str) -> None:
+    """A scene's (`name`) or script's (`script`) name: it becomes a file name, so it holds
+    nothing that could leave its folder, and a scene takes no name of the build's outputs."""
+    if not isinstance(value, str) or not NAME_RE.match(value):
+        raise ValueError(
+            f"{where}: {key} = {value!r} no vale: solo minúsculas sin acentos, cifras y _ ({NAME_PATTERN}), "
+            "porque se usa como nombre de archivo"
+        )
+    if key == "name" and value in RESERVED_NAMES:
+        raise ValueError(
+            f"{where}: el nombre «{value}» está reservado para los archivos de la clase "
+            f"({', '.join(sorted(RESERVED_NAMES))}); elige otro"
+        )
+
+
+def _module_of(written: object, plan: Path, where: str) -> Path:
+    """The scene module a plan entry names. It is code manim runs: it must live in the
+    repository, or beside the plan `FFN_PLAN` names (a lecture kept in its own folder)."""
+    if not isinstance(written, str):
+        raise ValueError(f"{where}: module debe ser una ruta (recibí {written!r})")
+    module = (REPO_ROOT / written).resolve()
+    if module.is_relative_to(REPO_ROOT.resolve()):
+        return REPO_ROOT / written
+    chosen = settings.plan_file()
+    if chosen is not None and chosen.resolve() == plan.resolve() and module.is_relative_to(plan.resolve().parent):
+        return REPO_ROOT / written
+    raise ValueError(
+        f"{where}: el módulo {written} está fuera del repositorio ({REPO_ROOT}); un plan nombra código que "
+        "manim ejecuta, así que solo se admite fuera si FFN_PLAN apunta a un plan en la misma carpeta que el módulo"
+    )
+
+
+def _key_line(lines: list[str], header_line: int, key: str) -> int:
+    """Line of `key = ...` in the entry whose `[[scene]]` header is at `header_line`
+    (the header itself when the key is not written there)."""
+    for i in range(header_line, len(lines)):
+        stripped = lines[i].strip()
+        if stripped.startswith("["):
+            break
+        if re.match(rf"^{re.escape(key)}\s*=", stripped):
+            return i + 1
+    return header_line
 
 
 def _script_of(module: Path, class_name: str, planned: str | None, label: str) -> str:

@@ -26,14 +26,18 @@ pytest.importorskip("distributed")
 
 
 def test_the_scheduler_is_an_address_or_a_local_cluster_and_anything_else_is_refused(monkeypatch):
-    assert parse_scheduler("tcp://10.0.0.5:8786") == SchedulerSpec(address="tcp://10.0.0.5:8786")
+    assert parse_scheduler("tcp://10.0.0.5:8786", insecure=True) == SchedulerSpec(
+        address="tcp://10.0.0.5:8786", insecure=True
+    )
     assert parse_scheduler("local:3") == SchedulerSpec(local_workers=3)
-    for bad in ("local:0", "10.0.0.5:8786", "http://x:1", "local:dos"):
+    for bad in ("local:0", "10.0.0.5:8786", "http://x:1", "local:dos", "tcp://10.0.0.5:8786", "tls://10.0.0.5:1"):
         with pytest.raises(ValueError, match="--scheduler"):
             parse_scheduler(bad)
-    monkeypatch.delenv(settings.DASK_SCHEDULER.name, raising=False)
+    for name in ("DASK_SCHEDULER", "DASK_INSECURE", "TLS_CA", "TLS_CERT", "TLS_KEY"):
+        monkeypatch.delenv(getattr(settings, name).name, raising=False)
     assert configured_scheduler(None) is None
     monkeypatch.setenv(settings.DASK_SCHEDULER.name, "tcp://planificador:8786")
+    monkeypatch.setenv(settings.DASK_INSECURE.name, "1")
     assert configured_scheduler(None).address == "tcp://planificador:8786"
     assert configured_scheduler("local:2").local_workers == 2  # the option wins over the environment
 

@@ -119,7 +119,7 @@ def test_a_plan_without_a_narration_for_a_scene_is_refused_naming_it(tmp_path):
 
     plan = tmp_path / "plan.toml"
     plan.write_text(_plan_toml(("ghost", "scenes/ghost.py", "Ghost")), encoding="utf-8")
-    with pytest.raises(ChapterError, match="'ghost'"):
+    with pytest.raises(ChapterError, match="«ghost»"):
         chapters(plan)
 
 

@@ -217,3 +217,66 @@ def test_a_beat_names_the_works_it_rests_on_with_sources(tmp_path):
     path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "hola"\nfuentes = ["geva2021"]\n')
     with pytest.raises(ScriptError, match=r"unknown keys \['fuentes'\] \(allowed: name, text, pause_s, sources\)"):
         load_script("escena", path)
+
+
+# --- pauses with bounds, and files that are not UTF-8 -----------------------------------
+
+
+@pytest.mark.parametrize("pause", ["inf", "-inf", "nan", "1e6", "30.5", "-0.1", "true", '"0.5"'])
+def test_a_pause_that_is_not_finite_or_out_of_0_to_30_s_is_refused_naming_file_line_and_beat(tmp_path, pause):
+    path = write(
+        tmp_path,
+        'title = "T"\n[[beat]]\nname = "a"\ntext = "hola"\n\n'
+        f'[[beat]]\nname = "b"\ntext = "adiós"\npause_s = {pause}\n',
+    )
+    with pytest.raises(
+        ScriptError, match=rf"^{path}:9: beat 'b': pause_s debe ser un número finito.*0 <= pause_s <= 30"
+    ):
+        load_script("escena", path)
+
+
+@pytest.mark.parametrize("pause", ["0", "0.0", "30", "12.5"])
+def test_a_pause_from_0_to_30_s_is_kept(tmp_path, pause):
+    path = write(tmp_path, f'title = "T"\n[[beat]]\nname = "a"\ntext = "hola"\npause_s = {pause}\n')
+    assert load_script("escena", path).beats[0].pause_s == float(pause)
+
+
+def test_a_script_that_is_not_utf8_is_refused_naming_the_file_and_line(tmp_path):
+    path = tmp_path / "escena.toml"
+    path.write_bytes('title = "T"\n[[beat]]\nname = "a"\ntext = "canción"\n'.encode("latin-1"))
+    with pytest.raises(ScriptError, match=rf"^{path}:4: no es texto UTF-8"):
+        load_script("escena", path)
+
+
+@pytest.mark.parametrize("name", ["../escena", "Escena", "es-cena"])
+def test_a_script_name_that_is_not_a_plain_file_name_is_refused(tmp_path, name):
+    path = write(tmp_path, 'title = "T"\n[[beat]]\nname = "a"\ntext = "hola"\n')
+    with pytest.raises(ScriptError, match="no vale: solo minúsculas"):
+        load_script(name, path)
+
+
+def test_references_that_are_not_utf8_are_refused_naming_the_file(tmp_path):
+    from voiceover.references import BibliographyError, load_references
+
+    path = tmp_path / "refs.toml"
+    path.write_bytes('[[reference]]\nkey = "x"\ntitle = "Año"\n'.encode("latin-1"))
+    with pytest.raises(BibliographyError, match=rf"^{path}:3: no es texto UTF-8"):
+        load_references(path)
+
+
+def test_a_lexicon_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
+    from voiceover.engines.lexicon import load_lexicon
+
+    path = tmp_path / "lexicon.toml"
+    path.write_bytes('[respell]\nMLP = "eme ele pé"\n'.encode("latin-1"))
+    with pytest.raises(ScriptError, match=rf"^{path}:2: no es texto UTF-8"):
+        load_lexicon(path)
+
+
+def test_a_scene_module_that_is_not_utf8_is_refused_naming_it(tmp_path):
+    from voiceover.script import declared_script
+
+    path = tmp_path / "escena.py"
+    path.write_bytes('# canción\nclass A:\n    script = "a"\n'.encode("latin-1"))
+    with pytest.raises(ScriptError, match=rf"^{path}:1: no es texto UTF-8"):
+        declared_script(path, "A")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from voiceover.paths import REPO_ROOT, plan_file, script_path
-from voiceover.script import declared_script
+from voiceover.script import declared_script, read_text
 
 MODULE = "voiceover.chapters"  # the import `lecture.farm.scene_cache` looks for
 
@@ -41,21 +41,21 @@ def chapters(plan: Path | None = None) -> tuple[Chapter, ...]:
     """Every scene of `plan` (default: the plan in use), in the order it plays, with its title."""
     path = Path(plan) if plan else plan_file()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path, ChapterError))
     except FileNotFoundError:
-        raise ChapterError(f"{path}: no such plan file") from None
+        raise ChapterError(f"{path}: no existe ese archivo de plan") from None
     except tomllib.TOMLDecodeError as err:
-        raise ChapterError(f"{path}: TOML syntax error: {err}") from None
+        raise ChapterError(f"{path}: error de sintaxis TOML: {err}") from None
     found = []
     for i, entry in enumerate(data.get("scene", []), start=1):
-        label = f"{path}: scene #{i}" + (f" '{entry['name']}'" if "name" in entry else "")
+        label = f"{path}: escena n.º {i}" + (f" «{entry['name']}»" if "name" in entry else "")
         missing = {"name", "module", "class"} - set(entry)
         if missing:
-            raise ChapterError(f"{label} lacks {sorted(missing)}")
+            raise ChapterError(f"{label}: le falta {', '.join(sorted(missing))}")
         script = _script_of(entry, label)
         found.append(Chapter(entry["name"], script, _title(entry, script, label)))
     if not found:
-        raise ChapterError(f"{path}: the plan lists no scenes")
+        raise ChapterError(f"{path}: el plan no tiene escenas")
     return tuple(found)
 
 
@@ -70,8 +70,8 @@ def _script_of(entry: dict[str, Any], label: str) -> str:
     script = declared or entry.get("script")
     if not isinstance(script, str) or not script:
         raise ChapterError(
-            f"{label}: no narration to title it: class {entry['class']} in {entry['module']} "
-            'declares no `script = "..."` and the plan gives none'
+            f"{label}: no hay narración que le dé título: la clase {entry['class']} de {entry['module']} "
+            'no declara `script = "..."` y el plan no da ninguno'
         )
     return script
 
@@ -79,12 +79,12 @@ def _script_of(entry: dict[str, Any], label: str) -> str:
 def _title(entry: dict[str, Any], script: str, label: str) -> str:
     path = REPO_ROOT / entry["script_path"] if "script_path" in entry else script_path(script)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path, ChapterError))
     except FileNotFoundError:
-        raise ChapterError(f"{label}: its narration {path} does not exist, so its chapter has no title") from None
+        raise ChapterError(f"{label}: no existe su narración {path}, así que su capítulo no tiene título") from None
     except tomllib.TOMLDecodeError as err:
-        raise ChapterError(f"{label}: {path}: TOML syntax error: {err}") from None
+        raise ChapterError(f"{label}: {path}: error de sintaxis TOML: {err}") from None
     title = data.get("title")
     if not isinstance(title, str) or not title.strip():
-        raise ChapterError(f"{label}: {path} has no `title` (its chapter's name)")
+        raise ChapterError(f"{label}: {path} no tiene `title` (el nombre de su capítulo)")
     return title.strip()

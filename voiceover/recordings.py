@@ -24,7 +24,9 @@ import numpy as np
 import soundfile
 
 from ffn_core import settings
+from voiceover import seals
 from voiceover.atomic import atomic_path
+from voiceover.clips import seal_clip, sealed_clip
 from voiceover.decode import decode
 from voiceover.engines import CLIP_RATE_HZ
 from voiceover.paths import clips_dir
@@ -109,12 +111,18 @@ def recorded_clip(recording: Path) -> tuple[Path, float]:
     digest = hashlib.sha256(recording.read_bytes())
     digest.update(f"{MARGIN_S}|{SILENCE_BELOW_PEAK_DB}|{SILENCE_FLOOR_DBFS}|{TRIM_RULES}".encode())
     path = clips_dir() / f"rec-{digest.hexdigest()[:24]}.wav"
+    sealed = sealed_clip(path)  # sealed by content, like every clip
+    if path.exists() and not seals.intact(path, sealed):
+        if sealed is not None:  # one cached before seals existed is converted again, quietly (cheap)
+            seals.damaged(path, f"clip de la grabación {recording}")
+        path.unlink()
     if not path.exists():
         samples = trim_silence(decode(recording, ScriptError), CLIP_RATE_HZ)
         if samples is None:
             raise ScriptError(f"{recording}: the recording is silent")
         with atomic_path(path) as tmp:
             soundfile.write(str(tmp), samples, CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
+        seal_clip(path)
     info = soundfile.info(str(path))
     return path, info.frames / info.samplerate
 

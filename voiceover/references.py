@@ -72,7 +72,9 @@ def close_matches(key: str, known: Any) -> str:
 def _load(path: Path) -> tuple[tuple[str, Reference], ...]:
     if not path.exists():
         raise BibliographyError(f"{path}: no bibliography file")
-    raw = path.read_text(encoding="utf-8")
+    from voiceover.script import read_text  # script.py reads this module lazily too
+
+    raw = read_text(path, BibliographyError)
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as err:

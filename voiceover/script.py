@@ -13,6 +13,7 @@ Every error names the file, the line and the beat at fault.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ VALID_NAME_RE = re.compile(r"^[a-z0-9_]+$")
 # refused at load time instead of being spelled out or skipped silently at synthesis.
 SPEAKABLE_RE = re.compile(r"^[\sA-Za-z0-9áéíóúüñÁÉÍÓÚÜÑ.,;:¡!¿?«»\"'()\-–—…/%]*$")
 DEFAULT_PAUSE_S = 0.5
+MAX_PAUSE_S = 30.0  # a longer silence is a typo (1e6 s would allocate ~96 GB of audio)
 
 
 class ScriptError(ValueError):
@@ -81,10 +83,16 @@ class Script:
 
 def load_script(scene: str, path: Path | None = None) -> Script:
     """Read and validate the narration file of `scene`."""
+    if not VALID_NAME_RE.match(scene):
+        # The name becomes a file name (the script, its timeline): nothing that leaves a folder.
+        raise ScriptError(
+            f"{path or scene}: el nombre de guion {scene!r} no vale: "
+            f"solo minúsculas, cifras y _ ({VALID_NAME_RE.pattern})"
+        )
     path = Path(path) if path else script_path(scene)
     if not path.exists():
         raise ScriptError(f"{path}: no narration file for scene '{scene}'")
-    raw = path.read_text(encoding="utf-8")
+    raw = read_text(path, ScriptError)
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as err:
@@ -131,8 +139,16 @@ def parse_script(scene: str, data: dict[str, Any], raw: str, path: Path, referen
                 )
             seen_marks[mark] = name
         pause = entry.get("pause_s", DEFAULT_PAUSE_S)
-        if not isinstance(pause, (int, float)) or pause < 0:
-            raise ScriptError(f"{where}: pause_s must be a number of seconds >= 0 (got {pause!r})")
+        if (
+            isinstance(pause, bool)
+            or not isinstance(pause, (int, float))
+            or not math.isfinite(pause)
+            or not 0 <= pause <= MAX_PAUSE_S
+        ):
+            raise ScriptError(
+                f"{path}:{_key_line(lines, line, 'pause_s')}: beat '{name}': pause_s debe ser un número finito "
+                f"de segundos, 0 <= pause_s <= {MAX_PAUSE_S:g} (se leyó {pause!r})"
+            )
         unknown = set(entry) - {"name", "text", "pause_s", "sources"}
         if unknown:
             raise ScriptError(f"{where}: unknown keys {sorted(unknown)} (allowed: name, text, pause_s, sources)")
@@ -233,10 +249,22 @@ def _line_of(text: str, needle: str, text_line: int) -> int:
     return _line_at(text, max(index, 0), text_line)
 
 
+def read_text(path: Path, error: type[Exception] = ScriptError) -> str:
+    """A text file the project reads (script, plan, references, lexicon, scene source), as
+    UTF-8; one that is not is `error` naming the file and the byte, never a bare decode error."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        bad = data[err.start : err.start + 1]
+        raise error(f"{path}:{line}: no es texto UTF-8 (byte {err.start}: {bad!r}); guárdalo como UTF-8") from None
+
+
 def declared_script(module: Path, class_name: str) -> str | None:
     """The `script = "..."` a scene class declares in its source (read, not imported:
     loading a plan must not import manim)."""
-    source = module.read_text(encoding="utf-8")
+    source = read_text(module, ScriptError)
     match = re.search(rf"^class {re.escape(class_name)}\(.*?\):\s*\n((?:[ \t]+.*\n|\s*\n)*)", source, re.MULTILINE)
     if not match:
         return None

@@ -50,7 +50,7 @@ def build(
     executor: Executor | None = None,
     console: Console | None = None,
     plan_path: Path | None = None,
-    scheduler: str | None = None,
+    scheduler: str | SchedulerSpec | None = None,
     chunk_s: float | None = None,
 ) -> BuildReport:
     """Bring `renders/<quality>/` up to date with the plan; render only what changed.
@@ -59,8 +59,9 @@ def build(
     length, by default chosen from the scenes and the workers). `executor` runs them
     (default: `jobs` threads, each driving its own manim process); any
     `concurrent.futures.Executor` works. `scheduler` (or $FFN_DASK_SCHEDULER), when no
-    executor is given, sends them to a Dask cluster: `tcp://HOST:PORT`, or `local:N` for N
-    worker processes on this machine (see `lecture.farm.cluster`)."""
+    executor is given, sends them to a Dask cluster: `tls://HOST:PORT` (certificates from
+    FFN_TLS_*), or `local:N` for N worker processes on this machine, or a `SchedulerSpec` the
+    command line resolved (see `lecture.farm.cluster`)."""
     console = console or Console(stderr=True)
     quality = get_quality(quality_name)
     check_tools()  # before any work: a missing program is named now, not after the renders

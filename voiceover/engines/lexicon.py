@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from voiceover.script import ScriptError
+from voiceover.script import ScriptError, read_text
 
 LEXICON_PATH = Path(__file__).resolve().parent.parent / "lexicon.es.toml"
 _WORD_RE = re.compile(r"^([¿¡«\"'(\[]*)(.*?)([.,;:!?…»\"')\]]*)$", re.S)
@@ -52,7 +52,7 @@ def load_lexicon(path: Path | None = None) -> Lexicon:
     key = (str(path), st.st_mtime_ns, st.st_size)
     if key not in _CACHE:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(read_text(path, ScriptError))
         except tomllib.TOMLDecodeError as err:
             raise ScriptError(f"{path}: TOML syntax error: {err}") from None
         entries = data.get("respell", {})
