@@ -94,3 +94,31 @@ def test_a_missing_plan_exits_2(plan, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("FFN_PLAN", str(tmp_path / "nada.toml"))
     assert narrate_main([]) == 2
     assert "nada.toml: the lecture plan does not exist" in capsys.readouterr().err
+
+
+def test_report_prints_every_bookmark_with_its_time_in_the_take_and_its_confidence(plan, tmp_path, capsys):
+    import soundfile
+
+    from voiceover.engines.espeak import EspeakEngine
+    from voiceover.script import load_script
+    from voiceover.timing import NarrationStats, default_lookup, measure_timeline
+    from voiceover.track import scene_samples
+
+    assert narrate_main(["--report", "primera"]) == 0
+    out = capsys.readouterr().out
+    assert "sin toma grabada" in out and any(
+        r.startswith("  a\tx\t") and r.endswith("\t-\t-") for r in out.splitlines()
+    )
+    # The lecturer reads "uno" in one take (a faster voice stands in), and the report follows it.
+    script = load_script("uno", tmp_path / "uno.toml")
+    stand_in = measure_timeline("uno", EspeakEngine(speed_wpm=200), default_lookup, script, stats=NarrationStats())
+    (tmp_path / "grabaciones").mkdir()
+    soundfile.write(str(tmp_path / "grabaciones" / "uno.wav"), scene_samples(stand_in), 48_000)
+    assert narrate_main(["--report", "primera"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("  a\tx\t"))
+    _, _, scene_s, take_s, confidence = row.split("\t")
+    assert f"toma {tmp_path / 'grabaciones' / 'uno.wav'}" in out
+    assert float(take_s.split()[0]) == pytest.approx(stand_in.bookmark_times()["x"], abs=0.08)
+    assert 0.0 <= float(confidence.split()[0]) <= 1.0
+    assert rows(out)["primera"][3].startswith("(sintetizados")

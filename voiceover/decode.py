@@ -9,7 +9,7 @@ no other module of it starts ffmpeg or ffprobe.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +25,39 @@ def decode(path: Path, error: type[Exception] = DecodeError) -> np.ndarray:
     """Any audio file ffmpeg reads -> mono float32 samples at the narration rate."""
     pcm = _ffmpeg(["-i", str(path), "-vn", "-ac", "1", "-ar", str(RATE_HZ), "-f", "f32le", "-"], path, error)
     return np.frombuffer(pcm, dtype=np.float32)
+
+
+def decode_span(
+    path: Path,
+    start_s: float,
+    duration_s: float | None,
+    rate: int = RATE_HZ,
+    error: type[Exception] = DecodeError,
+) -> np.ndarray:
+    """Mono float32 samples at `rate` of `duration_s` (None: to the end) from `start_s` on."""
+    span = ["-t", f"{duration_s:.6f}"] if duration_s is not None else []
+    args = ["-ss", f"{max(start_s, 0.0):.6f}", *span, "-i", str(path), "-vn", "-ac", "1", "-ar", str(rate)]
+    return np.frombuffer(_ffmpeg([*args, "-f", "f32le", "-"], path, error), dtype=np.float32)
+
+
+def stream(path: Path, rate: int, block_samples: int, error: type[Exception] = DecodeError) -> Iterator[np.ndarray]:
+    """A long file as consecutive blocks of mono float32 samples at `rate`, so a 30-minute
+    take is never held whole in memory."""
+    args = ["ffmpeg", "-nostdin", "-loglevel", "error", "-i", str(path), "-vn", "-ac", "1", "-ar", str(rate)]
+    proc = subprocess.Popen([*args, "-f", "f32le", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
+    try:
+        while block := proc.stdout.read(4 * block_samples):
+            yield np.frombuffer(block[: len(block) // 4 * 4], dtype=np.float32)
+        problem = proc.stderr.read().decode(errors="replace").strip()
+    finally:
+        proc.stdout.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    if proc.returncode != 0:
+        raise error(f"{path}: not a readable audio file: {problem[-300:]}")
 
 
 def to_clip(source: Path, out_wav: Path, error: type[Exception] = DecodeError) -> None:

@@ -8,6 +8,10 @@ point from the build to the narration. A scene's narration is
 the repository root, or absolute). Options override the
 `FFN_VOICE_ENGINE`, `FFN_VOICE`, `FFN_VOICE_SPEED`, `FFN_PIPER_MODEL` and
 `FFN_RECORDINGS_DIR` environment variables for this run (see `voiceover.engines`).
+
+`--report SCENE` also prints every bookmark of the scene: its time in the scene and, where a
+one-take recording narrates it (`voiceover.takes`), its time in the recording and the
+alignment's confidence (1 = the path costs no more there than is typical for the scene).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from voiceover.engines import DEFAULT_ENGINE, ENGINE_NAMES, Engine, EngineError, identity, resolve_engine
 from voiceover.paths import REPO_ROOT, plan_file
 from voiceover.script import ScriptError, declared_script
+from voiceover.timeline import Timeline
 
 
 class PlanError(ValueError):
@@ -98,6 +103,14 @@ def parser() -> argparse.ArgumentParser:
         help="carpeta de grabaciones (por defecto FFN_RECORDINGS_DIR o voiceover/recordings)",
     )
     p.add_argument("--piper-model", type=Path, metavar="PATH", help="modelo de voz Piper local (.onnx)")
+    p.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="ESCENA",
+        help="imprime cada marcador de la escena: su tiempo y, si la narra una toma grabada, "
+        "su tiempo en la grabación y la confianza del alineamiento (repetible)",
+    )
     return p
 
 
@@ -117,7 +130,7 @@ def narrate_main(argv: list[str]) -> int:
         if args.recordings is not None and not args.recordings.is_dir():
             raise PlanError(f"{args.recordings}: the recordings folder does not exist")
         plan = plan_file()
-        scenes = select_scenes(plan_scripts(plan), args.scenes, plan)
+        scenes = select_scenes(plan_scripts(plan), list(dict.fromkeys(args.scenes + args.report)), plan)
         engine = choice.engine
         print(f"voz: {engine.name} {_describe(engine)}", file=sys.stderr)
         total_s = 0.0
@@ -134,12 +147,35 @@ def narrate_main(argv: list[str]) -> int:
                 f"(sintetizados {stats.synthesized}, de caché {stats.cached}, grabados {stats.recorded}; "
                 f"{time.monotonic() - start:.1f} s)"
             )
+            if entry.scene in args.report:
+                print(bookmark_lines(timeline))
         if len(scenes) > 1:
             print(f"total\t{total_s:.2f} s\t{len(scenes)} escenas")
     except (ScriptError, EngineError, PlanError, ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0
+
+
+def bookmark_lines(timeline: Timeline) -> str:
+    """The `--report` table of one scene's bookmarks."""
+    from voiceover.takes import bookmark_report
+
+    take = timeline.voice.get("take")
+    where = f"toma {take['path']}" if isinstance(take, dict) else "sin toma grabada: tiempos de la síntesis"
+    lines = [f"  marcadores de {timeline.scene} ({where})", "  beat\tmarcador\tescena\tgrabación\tconfianza"]
+    for beat, name, at, take_s, confidence in bookmark_report(timeline):
+        recorded = f"{take_s:.3f} s" if take_s is not None else "-"
+        trust = (
+            f"{confidence:.2f}" + (" (revisar)" if confidence < LOW_CONFIDENCE else "")
+            if confidence is not None
+            else "-"
+        )
+        lines.append(f"  {beat}\t{name}\t{at:.3f} s\t{recorded}\t{trust}")
+    return "\n".join(lines)
+
+
+LOW_CONFIDENCE = 0.6  # below this, the report asks the lecturer to look at the bookmark
 
 
 def _describe(engine: Engine) -> str:

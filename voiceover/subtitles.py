@@ -9,7 +9,9 @@ bookmarks removed, numbers in digits). Rules, as broadcasters and YouTube want t
 - no cue crosses a scene cut (and none spans a beat's pause unless it must, to last 1 s).
 
 Segment boundaries are measured; inside a segment a word's time is interpolated by its
-character position (the only estimate here). Cues are chosen per beat by dynamic
+character position (the only estimate here), except in a beat a one-take recording narrates
+(`voiceover.takes`): there every spoken word's start was found in the take, and a written
+word starts where the spoken words at its place in the text start. Cues are chosen per beat by dynamic
 programming: fewest cues, breaking where a sentence or clause ends when it can.
 All arithmetic is in whole milliseconds, the resolution of both formats.
 """
@@ -22,9 +24,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import srt
 
 from voiceover.atomic import write_text
+from voiceover.takes import word_starts
 from voiceover.timeline import Segment, Timeline
 
 MAX_LINE_CHARS = 42
@@ -96,8 +100,9 @@ def cues(timelines: Sequence[Timeline]) -> list[Cue]:
     for index, timeline in enumerate(timelines):
         scene_start, scene_end = _ms(offset), _ms(offset + timeline.total_s)
         bounds.append((scene_start, scene_end))
+        spoken_starts = word_starts(timeline)
         for beat in timeline.beats:
-            words = _beat_words(beat.segments, offset)
+            words = _beat_words(beat.segments, offset, spoken_starts.get(beat.name))
             drafts += [_Draft(list(ws), start, end, index) for ws, start, end in _split_beat(words)]
         offset += timeline.total_s
     _fix_durations(drafts, bounds)
@@ -136,11 +141,18 @@ def _vtt_time(seconds: float) -> str:
     return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
 
 
-def _beat_words(segments: Sequence[Segment], offset_s: float) -> list[_Word]:
+def _beat_words(
+    segments: Sequence[Segment], offset_s: float, spoken_starts: Sequence[float] | None = None
+) -> list[_Word]:
     """Each word with the share of its segment's time its characters take; the words of
-    a segment tile it exactly (a word owns the space after it)."""
+    a segment tile it exactly (a word owns the space after it). With `spoken_starts` (the
+    beat's spoken words' starts, in the scene), a word's share comes from them instead."""
     words: list[_Word] = []
+    spoken_at = 0  # index of the segment's first spoken word in `spoken_starts`
     for seg in segments:
+        spoken = seg.spoken.split()
+        mine = list(spoken_starts[spoken_at : spoken_at + len(spoken)]) if spoken_starts is not None else []
+        spoken_at += len(spoken)
         tokens = [t for t in _WORD_SPLIT_RE.split(seg.text.strip()) if t]
         if not tokens or seg.duration_s <= 0:
             continue
@@ -149,10 +161,30 @@ def _beat_words(segments: Sequence[Segment], offset_s: float) -> list[_Word]:
         chars = 0
         for i, token in enumerate(tokens):
             t0 = start + seg.duration_s * chars / total
+            if len(mine) == len(spoken) and mine:
+                t0 = offset_s + _spoken_time(mine, spoken, chars / total, seg)
             chars += len(token) + 1
             t1 = start + seg.duration_s * chars / total
-            words.append(_Word(token, _ms(t0), _ms(t1), i == len(tokens) - 1))
+            if len(mine) == len(spoken) and mine and i + 1 < len(tokens):
+                t1 = offset_s + _spoken_time(mine, spoken, chars / total, seg)
+            words.append(_Word(token, _ms(t0), max(_ms(t1), _ms(t0)), i == len(tokens) - 1))
     return words
+
+
+def _spoken_time(starts: Sequence[float], spoken: Sequence[str], share: float, seg: Segment) -> float:
+    """The time at `share` of a segment's written text, read off its spoken words' measured
+    starts (the same words when no number is spelled out; else at the same share of the
+    spoken text), within the segment."""
+    edges: list[float] = []  # each spoken word's share of the spoken text
+    total = sum(len(w) + 1 for w in spoken)
+    chars = 0
+    for w in spoken:
+        edges.append(chars / total)
+        chars += len(w) + 1
+    times = [*starts, seg.end_s]
+    shares = [*edges, 1.0]
+    at = float(np.interp(share, shares, times))
+    return min(max(at, seg.start_s), seg.end_s)
 
 
 def _break_cost(word: _Word, last: bool) -> float:

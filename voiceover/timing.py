@@ -10,7 +10,10 @@ Times are measured, never estimated:
 - with any other engine (espeak-ng, Piper), or in a beat with a recorded segment (see
   `voiceover.recordings`), each stretch of text between two bookmarks is synthesised on
   its own (or taken from the recording), and a bookmark's time is the exact sum of the
-  clip durations before it.
+  clip durations before it;
+- from a lecturer's one-take recording of the scene or of the lecture (`voiceover.takes`):
+  the synthesis is the reference, and every bookmark and word is found in the take by
+  dynamic time warping (`voiceover.alignment`); the take's own pauses become the beats'.
 
 A scene's sentences missing from the cache (`voiceover.clips`) are handed to an aligned
 engine together (`speak_sentences`), so Kokoro can speak them side by side; each is still
@@ -46,6 +49,7 @@ class NarrationStats:
     synthesized: int = 0  # clips made now
     cached: int = 0  # clips reused from the cache
     recorded: int = 0  # segments taken from the lecturer's recordings
+    take: str = ""  # the one-take recording the scene was aligned with, if any
 
 
 def default_lookup(key: str) -> Value:
@@ -72,11 +76,52 @@ def build_timeline(
     """Synthesise what is missing for `scene`, measure it, and write its timeline JSON.
 
     Segments recorded by the lecturer (under `recordings`, default `recordings_dir()`)
-    replace synthesis; their trimmed real duration sets the timeline."""
+    replace synthesis; their trimmed real duration sets the timeline. A one-take recording
+    of the scene (or of the lecture) re-times every other beat (`voiceover.takes`)."""
+    from voiceover.takes import find_take, timeline_from_take  # the alignment only where takes are looked for
+
     engine = engine or default_engine()
     script = script or load_script(scene)
-    recorded = find_recordings(script, recordings)
     stats = stats if stats is not None else NarrationStats()
+    take = find_take(script, recordings)
+    if take is None:
+        timeline = measure_timeline(scene, engine, lookup, script, recordings=recordings, stats=stats)
+    else:
+        timeline = timeline_from_take(
+            take,
+            script,
+            lambda other, words, with_files, counts: measure_timeline(
+                other.scene,
+                engine,
+                lookup,
+                other,
+                recordings=recordings,
+                stats=counts,
+                words=words,
+                use_recordings=with_files,
+            ),
+            stats,
+            recordings,
+        )
+    write_json(timeline_path(scene), timeline.to_json())
+    return timeline
+
+
+def measure_timeline(
+    scene: str,
+    engine: Engine,
+    lookup: Callable[[str], Value],
+    script: Script,
+    *,
+    recordings: Path | None = None,
+    stats: NarrationStats,
+    words: dict[str, list[float]] | None = None,
+    use_recordings: bool = True,
+) -> Timeline:
+    """`scene`'s timeline from synthesis and, with `use_recordings`, the beat or stretch
+    recordings under `recordings` (not written). `words`, if given, receives each beat's
+    spoken word starts (seconds in the scene)."""
+    recorded = find_recordings(script, recordings) if use_recordings else {}
     aligned = engine if is_aligned(engine) else None  # the engine, when it knows its word times
     resolved_beats = []
     for beat in script.beats:
@@ -107,10 +152,14 @@ def build_timeline(
     clock = 0.0
     beats = []
     for beat, resolved, whole in resolved_beats:
+        starts: list[float] = []
         if whole and aligned is not None:
-            segments, cuts = _aligned_beat(aligned, resolved, clock, stats, said)
+            segments, cuts = _aligned_beat(aligned, resolved, clock, stats, said, starts)
         else:
             segments, cuts = _segment_beat(engine, beat, resolved, recorded, clock, stats)
+            starts = _interpolated_starts(segments)
+        if words is not None:
+            words[beat.name] = starts
         marks = dict(zip(beat.bookmarks, cuts))
         end = segments[-1].end_s if segments else clock
         beats.append(BeatTiming(beat.name, clock, end - clock, beat.pause_s, marks, tuple(segments), beat.sources))
@@ -118,9 +167,20 @@ def build_timeline(
     voice = identity(engine)
     if stats.recorded:
         voice["recorded"] = sum(1 for b in beats for s in b.segments if s.source and s.source != engine.name)
-    timeline = Timeline(scene, script.title, tuple(beats), clock, str(script.path), voice)
-    write_json(timeline_path(scene), timeline.to_json())
-    return timeline
+    return Timeline(scene, script.title, tuple(beats), clock, str(script.path), voice)
+
+
+def _interpolated_starts(segments: Sequence[Segment]) -> list[float]:
+    """Each spoken word's start where the engine gives none: its characters' share of its segment."""
+    starts: list[float] = []
+    for seg in segments:
+        tokens = seg.spoken.split()
+        total = sum(len(t) + 1 for t in tokens)
+        chars = 0
+        for token in tokens:
+            starts.append(seg.start_s + seg.duration_s * chars / max(total, 1))
+            chars += len(token) + 1
+    return starts
 
 
 def _segment_beat(
@@ -190,10 +250,12 @@ def _aligned_beat(
     clock: float,
     stats: NarrationStats,
     said: dict[tuple[str, ...], SpokenSentence] | None = None,
+    starts: list[float] | None = None,
 ) -> tuple[list[Segment], list[float]]:
     """A beat spoken sentence by sentence, each in one pass; the bookmarks fall on the
     first phoneme of the word after them and cut the audio into one clip per segment.
-    `said`: sentences already spoken (`speak_sentences`), each used once as fresh.
+    `said`: sentences already spoken (`speak_sentences`), each used once as fresh;
+    `starts`, if given, receives each spoken word's start (seconds in the scene).
     Returns (segments, bookmark times)."""
     said = {} if said is None else said
     words, bounds, _ = _beat_words(resolved)
@@ -210,6 +272,8 @@ def _aligned_beat(
         word_start += [offset + s for s in sentence.starts[:-1]]
         offset += sentence.samples
     total = offset
+    if starts is not None:
+        starts += [clock + w / CLIP_RATE_HZ for w in word_start]
     cuts = [0] + [word_start[b] if b < len(words) else total for b in bounds] + [total]
     for a in range(len(cuts) - 2, -1, -1):  # never backwards (a word with no sound)
         cuts[a] = min(cuts[a], cuts[a + 1])

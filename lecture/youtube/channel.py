@@ -107,9 +107,23 @@ def load_settings(path: Path | None = None) -> YoutubeSettings:
         language=text(yt, "language", "es"),
         caption_name=text(yt, "caption_name", "Español"),
         made_for_kids=flag("made_for_kids", False),
-        synthetic_media=flag("synthetic_media", True),
+        # Declared synthetic unless every scene's narration is the lecturer's own recording.
+        synthetic_media=flag("synthetic_media", True) and not narrated_by_lecturer(),
         privacy=privacy,
     )
+
+
+def narrated_by_lecturer() -> bool:
+    """Every scene of the plan in use is narrated by the lecturer's recordings (one-take or
+    beat by beat), as their last-built timelines say."""
+    from voiceover.narrate import PlanError, plan_scripts
+    from voiceover.takes import narrated_by_recordings
+    from voiceover.timeline import load_timeline
+
+    try:
+        return narrated_by_recordings(load_timeline(entry.script) for entry in plan_scripts(plan_path()))
+    except (OSError, ValueError, KeyError, PlanError):  # a scene never narrated: not known to be recorded
+        return False
 
 
 def validate_title(title: str, where: Path) -> None:
