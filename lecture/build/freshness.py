@@ -1,14 +1,20 @@
 """Step 2, plan: which scenes' renders are up to date (from their cache keys and the numbers
-they read) and which must be rendered, as render units ready for any executor."""
+they read) and which must be rendered, as render units ready for any executor.
+
+Every scene is rendered to a whole number of AAC packets of narration (its timeline's total
+rounded up to `lecture.media.soundtrack.grid_frames`, at most 0.53 s of its last frame held
+longer), so every scene starts on the narration's packet grid and the lecture's narration is
+joined from stretches encoded apart (see `lecture.media.soundtrack`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lecture.build.narrate import Narrated
 from lecture.build.state import Build, BuildProgress
 from lecture.farm import scene_cache
+from lecture.farm.cuts import on_audio_grid
 from lecture.farm.jobs import SceneJob
 from lecture.farm.launcher import RenderUnit
 from lecture.qualities import Quality
@@ -22,6 +28,7 @@ class RenderPlan:
     cached: tuple[str, ...]  # the chosen among them, in the plan's order
     to_render: tuple[SceneJob, ...]  # the chosen scenes out of date, longest first
     numbers_digest: str  # `scene_cache.numbers_digest()` as this build saw it
+    timelines: Mapping[str, Timeline] = field(default_factory=dict)  # every narrated scene's, as rendered (on the grid)
 
 
 def plan(build: Build, narrated: Narrated, display: BuildProgress) -> RenderPlan:
@@ -34,10 +41,11 @@ def plan(build: Build, narrated: Narrated, display: BuildProgress) -> RenderPlan
     reused: dict[str, scene_cache.CacheRecord] = {}
     cached: list[str] = []
     to_render: list[SceneJob] = []
+    timelines = {n: on_audio_grid(t, build.quality) for n, t in narrated.timelines.items()}
     for scene in build.plan:
-        if scene.name not in narrated.timelines:
+        if scene.name not in timelines:
             continue
-        timeline = narrated.timelines[scene.name]
+        timeline = timelines[scene.name]
         work = build.work.scene(scene.name)
         key = scene_cache.scene_key(scene, timeline, build.quality)
         record = scene_cache.load_record(work, key)
@@ -53,7 +61,7 @@ def plan(build: Build, narrated: Narrated, display: BuildProgress) -> RenderPlan
             display.waiting(scene.name, unit.expected_frames)
     # Longest first: the last scene to start should be a short one.
     to_render.sort(key=lambda job: job.unit.expected_frames, reverse=True)
-    return RenderPlan(reused, tuple(cached), tuple(to_render), digest)
+    return RenderPlan(reused, tuple(cached), tuple(to_render), digest, timelines)
 
 
 def render_unit_for(build: Build, name: str, timeline: Timeline, key: str) -> RenderUnit:
@@ -81,5 +89,6 @@ def render_unit_for(build: Build, name: str, timeline: Timeline, key: str) -> Re
 
 
 def expected_frames(timeline: Timeline, quality: Quality) -> int:
-    """The whole frames a scene's render makes from its timeline."""
-    return round(timeline.total_s * quality.fps)
+    """The whole frames a scene's render makes from its timeline: its narration's length in
+    frames, rounded up to whole AAC packets of narration (`on_audio_grid`)."""
+    return round(on_audio_grid(timeline, quality).total_s * quality.fps)

@@ -1,6 +1,7 @@
 """Step 6, join: the lecture from every scene's render, once all are up to date and nothing
 failed. The video is joined by copying streams; the narration is the lecture's own track,
-encoded once (`mix.lecture_audio`); then scenes.json, the subtitles and the chapters."""
+joined from its stretches (`mix.lecture_audio`); then scenes.json, the subtitles and the
+chapters."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Joined:
     chapters: Path | None = None
     notes: tuple[str, ...] = ()
     failed: tuple[Failure, ...] = ()
+    remade: bool = False  # lecture.mp4 was made again
 
 
 def join(
@@ -58,8 +60,9 @@ def join(
     subtitles: tuple[Path, ...] = ()
     chapters: Path | None = None
     notes: list[str] = []
+    remade = False
     try:
-        lecture = lecture_video(build, names, records, mixed)
+        lecture, remade = lecture_video(build, names, records, mixed)
         write_manifest(build, names, records)
         video_seconds = sum(t.total_s for t in ordered)
         subtitles = write_subtitles(build, ordered)
@@ -69,11 +72,14 @@ def join(
     except Exception as err:  # noqa: BLE001 - reported, exit status non-zero
         failure = Failure("clase", failure_message("lecture.mp4", err, build.outputs.folder))
         return Joined(lecture, video_seconds, subtitles, chapters, tuple(notes), (failure,))
-    return Joined(lecture, video_seconds, subtitles, chapters, tuple(notes))
+    return Joined(lecture, video_seconds, subtitles, chapters, tuple(notes), remade=remade)
 
 
-def lecture_video(build: Build, names: list[str], records: Mapping[str, scene_cache.CacheRecord], mixed: Mixed) -> Path:
-    """lecture.mp4: the scenes' silent videos joined, with the lecture's narration."""
+def lecture_video(
+    build: Build, names: list[str], records: Mapping[str, scene_cache.CacheRecord], mixed: Mixed
+) -> tuple[Path, bool]:
+    """lecture.mp4: the scenes' silent videos joined, with the lecture's narration; and
+    whether it was made again."""
     videos = [records[n].video_path(build.work.scene(n)) for n in names]
     video_sig = signature(["silent", [records[n].key for n in names]])
     silent = build.work.silent_lecture
@@ -84,8 +90,8 @@ def lecture_video(build: Build, names: list[str], records: Mapping[str, scene_ca
         build, mixed.narration, {n: round(records[n].duration_s * RATE_HZ) for n in names}
     )
     lecture = build.outputs.lecture
-    unless_fresh(lecture, signature([video_sig, audio_sig]), lambda: mux_copy(silent, narration, lecture))
-    return lecture
+    remade = unless_fresh(lecture, signature([video_sig, audio_sig]), lambda: mux_copy(silent, narration, lecture))
+    return lecture, remade
 
 
 def write_manifest(build: Build, names: list[str], records: Mapping[str, scene_cache.CacheRecord]) -> None:

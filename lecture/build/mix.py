@@ -1,7 +1,10 @@
 """Step 4, mix: each scene's narration track fitted to its video's frames, the lecture's
-sticky gain, each scene limited with it, the chosen scenes encoded for their own MP4s,
-and the lecture's narration joined as PCM and encoded once (see `lecture.media.soundtrack`).
-Only what changed is made again (`lecture.build.signatures`).
+sticky gain, each scene limited with it, and the narration encoded in stretches of whole
+AAC packets that join exactly (see `lecture.media.soundtrack`): only the stretches whose
+samples changed are encoded again, and the chosen scenes' own narration and the lecture's
+are their stretches' packets joined. Only what changed is made again
+(`lecture.build.signatures`); measurements and stretches of the last few versions are kept,
+so undoing an edit encodes and measures nothing.
 
 The narration needs only frame counts, known before rendering: `mixing_ahead` starts it on
 another thread while the scenes render, and `mix` reuses that work when the renders come
@@ -13,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -43,6 +46,11 @@ class Narration:
     encoded: dict[str, tuple[Path, str]]  # the chosen scenes' narration alone, as AAC: (m4a, signature)
     loudness: Loudness  # the lecture's, measured from its scenes' blocks when it was limited
     gain_db: float
+    # The lecture's narration in stretches of whole AAC packets (`lecture.media.soundtrack`),
+    # when every scene is narrated and lies on the packet grid; otherwise () and the lecture
+    # is encoded whole.
+    stretches: tuple = ()
+    encoded_s: Mapping[str, float] = field(default_factory=dict)  # seconds of audio encoded now, by scene
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,10 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
     gain = state.get("gain_db")
     if gain is None or abs(raw_lufs + gain - loss - TARGET_LUFS) > st.LOUDNESS_TOLERANCE_LU:
         gain = round(TARGET_LUFS - raw_lufs + loss, 2)
+    samples = {n: round(fitted[n].total_s * RATE_HZ) for n in names}
+    # Every scene narrated and on the packet grid: the lecture is encoded in stretches, which
+    # also give each scene's true peak, stretch by stretch (see `_stretches`).
+    gridded = names == _names(build.plan) and all(n % st.AAC_FRAME == 0 for n in samples.values())
     for attempt in range(GAIN_ATTEMPTS):
         limited: dict[str, tuple[Path, str]] = {}
         measures = {}
@@ -148,31 +160,113 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
             out = folder / f"{name}.limited.wav"
             unless_fresh(out, lsig, partial(st.limit, track, out, gain))
             limited[name] = (out, lsig)
-            measures[name] = _measured(folder / f"{name}.limited.json", lsig, out, peak=True)
+            measures[name] = _measured(folder / f"{name}.limited.json", lsig, out, peak=not gridded)
         lufs = st.integrated_lufs([measures[n]["energies"] for n in names])
         if abs(lufs - TARGET_LUFS) <= st.LOUDNESS_TOLERANCE_LU or attempt == GAIN_ATTEMPTS - 1:
             break
         gain = round(gain + TARGET_LUFS - lufs, 2)
     st.save_json(folder / "gain.json", {"gain_db": gain, "loss_db": round(raw_lufs + gain - lufs, 3)})
-    peak = max((measures[n]["true_peak_dbtp"] for n in names), default=float("-inf"))
-    encoded = {}
-    for name in names:
-        if name in build.chosen_names:
-            wav, lsig = limited[name]
-            m4a = folder / f"{name}.m4a"
-            unless_fresh(m4a, lsig, partial(st.encode_scene, wav, m4a))
-            encoded[name] = (m4a, lsig)
-    return Narration(limited, encoded, Loudness(lufs, peak), gain)
+    encoded: dict[str, tuple[Path, str]] = {}
+    encoded_s: dict[str, float] = {}
+    stretches: tuple[st.Stretch, ...] = ()
+    if gridded:
+        found, peaks = _stretches(build, fitted, limited, samples)
+        stretches = tuple(found)
+        peak = max(peaks.values(), default=float("-inf"))
+        store = folder / STRETCHES_FOLDER
+        for done in st.encode_stretches(_scene_pcm(fitted, limited, samples, names), stretches, store):
+            encoded_s[done.scene] = encoded_s.get(done.scene, 0.0) + (done.end - done.start) / RATE_HZ
+        _remember(store, stretches)
+        for name in names:
+            if name in build.chosen_names:
+                own = [s for s in stretches if s.scene == name]
+                m4a = folder / f"{name}.m4a"
+                # Its own samples only: a neighbour's edit changes the rolls of this scene's edge
+                # stretches, hence their bits in the lecture, but not what this file decodes to.
+                sig = signature(["scene-stretches", [s.own for s in own]])
+                unless_fresh(m4a, sig, partial(st.stretches_to_m4a, store, own, m4a))
+                encoded[name] = (m4a, sig)
+    else:  # a scene without narration or off the grid: each scene encoded whole
+        peak = max((measures[n]["true_peak_dbtp"] for n in names), default=float("-inf"))
+        for name in names:
+            if name in build.chosen_names:
+                wav, lsig = limited[name]
+                m4a = folder / f"{name}.m4a"
+                if unless_fresh(m4a, lsig, partial(st.encode_scene, wav, m4a)):
+                    encoded_s[name] = samples[name] / RATE_HZ
+                encoded[name] = (m4a, lsig)
+    return Narration(limited, encoded, Loudness(lufs, peak), gain, stretches, encoded_s)
+
+
+STRETCHES_FOLDER = "stretches"
+KEPT_LECTURES = 4  # the stretches of this many recent lectures are kept: undoing an edit encodes nothing
+KEPT_VERSIONS = 4  # measurements kept per scene file, by signature
+
+
+def _scene_pcm(
+    fitted: Mapping[str, Timeline], limited: Mapping[str, tuple[Path, str]], samples: Mapping[str, int], names
+) -> list:
+    from lecture.media import soundtrack as st
+
+    return [
+        st.ScenePcm(n, limited[n][0], samples[n], st.stretch_cuts([b.start_s for b in fitted[n].beats], samples[n]))
+        for n in names
+    ]
+
+
+def _stretches(build: Build, fitted, limited, samples) -> tuple[list, dict[str, float]]:
+    """The lecture's stretches, and each scene's true peak; each scene's hashes and peaks
+    read from its limited PCM once per version (the last few versions kept), the peaks of
+    stretches an earlier version had alike taken as they were."""
+    from lecture.media import soundtrack as st
+
+    scenes = _scene_pcm(fitted, limited, samples, _names(build.plan))
+    hashes, peaks = [], {}
+    for scene in scenes:
+        path = build.work.audio / f"{scene.name}.stretches.json"
+        sig = signature(["stretch-hashes", limited[scene.name][1], scene.samples, list(scene.cuts)])
+        kept = st.load_json(path) or {}
+        versions = kept.get("versions", {}) if isinstance(kept.get("versions"), dict) else {}
+        data = versions.get(sig)
+        if data is None:
+            known = {k: v for version in versions.values() for k, v in version.get("peaks", {}).items()}
+            data = st.scene_hashes(scene, known)
+            versions = {sig: data, **{k: v for k, v in versions.items() if k != sig}}
+            write_json(path, {"versions": dict(list(versions.items())[:KEPT_VERSIONS])})
+        hashes.append(data)
+        peaks[scene.name] = data["true_peak_dbtp"]
+    return st.lecture_stretches(scenes, hashes), peaks
+
+
+def _remember(store: Path, stretches) -> None:
+    """Keep the stretches of the last `KEPT_LECTURES` lectures, delete the others."""
+    from lecture.media import soundtrack as st
+
+    index = store / "recent.json"
+    recent = (st.load_json(index) or {}).get("lectures", [])
+    now = [s.digest for s in stretches]
+    recent = [now] + [r for r in recent if r != now][: KEPT_LECTURES - 1]
+    write_json(index, {"lectures": recent})
+    st.prune_stretches(store, {d for r in recent for d in r})
 
 
 def lecture_audio(build: Build, audio: Narration, video_samples: Mapping[str, int]) -> tuple[Path, str]:
-    """The lecture's narration as one AAC stream: the scenes' limited PCM, each fitted to its
-    video's samples, joined and encoded once, so no scene drifts at a join: (m4a, signature)."""
+    """The lecture's narration as one AAC stream: (m4a, signature). Its stretches joined
+    when it has them (each scene starts on the packet grid, so no scene drifts at a join);
+    otherwise the scenes' limited PCM, each fitted to its video's samples, joined and
+    encoded once."""
     from lecture.media import soundtrack as st
 
     names = _names(build.plan)
     folder = build.work.audio
     lecture = folder / "lecture.m4a"
+    if audio.stretches and all(
+        sum(s.end - s.start for s in audio.stretches if s.scene == n) == video_samples[n] for n in names
+    ):
+        sig = signature(["lecture-stretches", [s.digest for s in audio.stretches]])
+        store = folder / STRETCHES_FOLDER
+        unless_fresh(lecture, sig, partial(st.stretches_to_m4a, store, list(audio.stretches), lecture))
+        return lecture, sig
     sig = signature(["lecture-pcm", [[audio.limited[n][1], video_samples[n]] for n in names]])
 
     def make() -> None:
@@ -204,14 +298,17 @@ def _clip_stamp(timeline: Timeline) -> list:
 
 
 def _measured(path: Path, sig: str, wav: Path, peak: bool = False) -> dict:
-    """Block energies (and true peak) of `wav`, kept beside it while its signature holds."""
+    """Block energies (and true peak) of `wav`, kept beside it for its last few versions
+    (by signature): undoing an edit measures nothing again."""
     from lecture.media import soundtrack as st
 
-    data = st.load_json(path)
-    if data is None or data.get("sig") != sig:
-        data = {"sig": sig, "energies": st.block_energies(wav).tolist()}
+    kept = st.load_json(path) or {}
+    versions = kept.get("versions", {}) if isinstance(kept.get("versions"), dict) else {}
+    data = versions.get(sig)
+    if data is None or (peak and "true_peak_dbtp" not in data):
+        data = {"energies": st.block_energies(wav).tolist()}
         if peak:
             data["true_peak_dbtp"] = st.true_peak_dbtp(wav)
-        write_json(path, data)
-    data["energies"] = np.asarray(data["energies"], dtype=float)
-    return data
+        versions = {sig: data, **{k: v for k, v in versions.items() if k != sig}}
+        write_json(path, {"versions": dict(list(versions.items())[:KEPT_VERSIONS])})
+    return {**data, "energies": np.asarray(data["energies"], dtype=float)}

@@ -18,6 +18,7 @@ from lecture.media.ffmpeg import mux_copy
 @dataclass(frozen=True)
 class Muxed:
     failed: tuple[Failure, ...]
+    remade: tuple[str, ...] = ()  # the scenes whose own MP4 was made again
 
 
 def mux(
@@ -31,16 +32,18 @@ def mux(
     if mixed.narration is None:
         return Muxed(())
     failed: list[Failure] = []
+    remade: list[str] = []
     for scene in build.chosen:
         if scene.name not in records or scene.name in failed_before:
             continue
         try:
             if scene_video(build, scene.name, records[scene.name], mixed.narration.encoded[scene.name]):
                 display.step(f"narración mezclada en scenes/{scene.name}.mp4")
+                remade.append(scene.name)
         except Exception as err:  # noqa: BLE001 - reported with the scene's name
             failed.append(Failure(scene.name, failure_message("mux", err, build.outputs.scenes)))
             display.failed(scene.name, failed[-1].message)
-    return Muxed(tuple(failed))
+    return Muxed(tuple(failed), tuple(remade))
 
 
 def scene_video(build: Build, name: str, record: scene_cache.CacheRecord, encoded: tuple[Path, str]) -> bool:

@@ -31,6 +31,7 @@ from lecture.farm.jobs import ChunkOutcome, ChunkPolicy, run_chunked
 from lecture.farm.launcher import RenderResult, read_log
 from lecture.farm.runners import ChunkRunner, RemoteRunner, ThreadRunner, runner_for
 from voiceover import seals
+from voiceover.timeline import Timeline
 
 
 @dataclass(frozen=True)
@@ -110,14 +111,14 @@ def render(
         renderer.runner,
         display,
         scenes={s.name: s for s in build.plan},
-        timelines=narrated.timelines,
+        timelines=todo.timelines or narrated.timelines,
         quality=build.quality,
         policy=ChunkPolicy(renderer.workers, chunk_s),
         numbers_digest=todo.numbers_digest,
     )
     for job, result, outcomes in results:
         chunks[job.unit.scene] = outcomes
-        outcome = keep(build, narrated, job, result, todo.numbers_digest)
+        outcome = keep(build, todo.timelines or narrated.timelines, job, result, todo.numbers_digest, outcomes)
         if isinstance(outcome, Failure):
             failed.append(outcome)
             display.failed(outcome.name, outcome.message)
@@ -132,7 +133,12 @@ def render(
 
 
 def keep(
-    build: Build, narrated: Narrated, job: SceneJob, result: RenderResult, digest: str
+    build: Build,
+    timelines: Mapping[str, Timeline],
+    job: SceneJob,
+    result: RenderResult,
+    digest: str,
+    outcomes: tuple[ChunkOutcome, ...] = (),
 ) -> scene_cache.CacheRecord | Failure:
     """The render's cache record, saved last (a render without one is never reused), or why
     the render cannot be kept."""
@@ -144,7 +150,7 @@ def keep(
             error = disk_full_message("render", work)
         return Failure(unit.scene, error)
     scene = build.scene(unit.scene)
-    if scene_cache.scene_key(scene, narrated.timelines[unit.scene], build.quality) != job.key:
+    if scene_cache.scene_key(scene, timelines[unit.scene], build.quality) != job.key:
         return Failure(
             unit.scene,
             f"{scene.module}: las fuentes de la escena cambiaron mientras se renderizaba; se descarta el render "
@@ -160,7 +166,11 @@ def keep(
         fps=float(log["fps"]),
         numbers_digest=digest,
         render_s=result.seconds,
-        extra={"video_seal": seals.seal(Path(result.output)).to_json()},
+        extra={
+            "video_seal": seals.seal(Path(result.output)).to_json(),
+            # What this render drew and what it took as it was (chunk cache, an earlier render).
+            "chunks": [[o.start_frame, o.end_frame, o.reused] for o in outcomes],
+        },
     )
     scene_cache.save_record(work, record)
     return record

@@ -35,6 +35,10 @@ class BuildReport:
     voices: list[str] = field(default_factory=list)  # who spoke, one line per distinct voice
     chunks: dict = field(default_factory=dict)  # scene -> its chunks (`lecture.chunked.ChunkOutcome`), as rendered
     renderer: str = ""  # where the renders ran
+    encoded_s: dict[str, float] = field(default_factory=dict)  # seconds of narration encoded, by scene
+    remuxed: list[str] = field(default_factory=list)  # the scenes whose own MP4 was made again
+    lecture_remade: bool = False  # lecture.mp4 was made again
+    redone: list[str] = field(default_factory=list)  # what this build made again, one Spanish line each
 
     @property
     def ok(self) -> bool:
@@ -59,6 +63,8 @@ def report(
     """The steps' results in one report; failures in the order the steps met them, then the
     damage found and repaired on the way."""
     failures = (*narrated.failed, *rendered.failed, *mixed.failed, *muxed.failed, *joined.failed)
+    encoded_s = dict(mixed.narration.encoded_s) if mixed.narration is not None else {}
+    redone = redone_lines(build, todo, rendered, encoded_s, muxed.remade, joined.remade)
     return BuildReport(
         build.quality.name,
         rendered=list(rendered.order),
@@ -76,4 +82,54 @@ def report(
         voices=list(narrated.voices),
         chunks=dict(rendered.chunks),
         renderer=rendered.renderer,
+        encoded_s=encoded_s,
+        remuxed=list(muxed.remade),
+        lecture_remade=joined.remade,
+        redone=redone,
     )
+
+
+def redone_lines(
+    build: Build,
+    todo: RenderPlan,
+    rendered: Rendered,
+    encoded_s: dict[str, float],
+    remuxed: tuple[str, ...],
+    lecture_remade: bool,
+) -> list[str]:
+    """What the build made again, for `watch` and the summary: each render (whole, or from
+    which beat, the frames before it taken as they were), the narration encoded, the MP4s."""
+    fps = build.quality.fps
+    lines = []
+    for name in rendered.order:
+        chunks = rendered.chunks.get(name, ())
+        drawn = [c for c in chunks if not c.reused]
+        seconds = rendered.seconds.get(name, 0.0)
+        total = max((c.end_frame for c in chunks), default=0)
+        if drawn and len(drawn) < len(chunks):
+            start = min(c.start_frame for c in drawn)
+            beat = _beat_at(todo.timelines.get(name), start, fps)
+            lines.append(
+                f"render de «{name}» desde el fotograma {start} de {total}{f' (beat «{beat}»)' if beat else ''}: "
+                f"{seconds:.1f} s; los {start} anteriores, tal como estaban"
+            )
+        else:
+            lines.append(f"render de «{name}» entera: {seconds:.1f} s")
+    if encoded_s:
+        parts = ", ".join(f"«{n}» {s:.1f} s" for n, s in encoded_s.items())
+        lines.append(f"narración codificada: {parts} de audio")
+    if remuxed:
+        lines.append("rehechas: " + ", ".join(f"scenes/{n}.mp4" for n in remuxed))
+    if lecture_remade:
+        lines.append("rehecha: lecture.mp4")
+    return lines
+
+
+def _beat_at(timeline, frame: int, fps: int) -> str:
+    """The beat whose first animation starts at or before `frame`, the last such."""
+    from lecture.farm.cuts import first_frame_of
+
+    if timeline is None:
+        return ""
+    names = [b.name for b in timeline.beats if first_frame_of(b, fps) <= frame]
+    return names[-1] if names else ""

@@ -7,8 +7,11 @@ and the repository modules it imports, `ffn_core`, the narration scripts and the
 lecturer's recordings). Polling needs no extra dependency and works the same on every
 filesystem. A change is acted on once the files have stopped changing for a moment (an
 editor saving in several writes triggers one build). The build itself is the ordinary
-incremental one: only the scenes whose cache key changed are narrated and rendered again,
-then `lecture.mp4` is refreshed.
+incremental one: only the scenes whose cache key changed are narrated and rendered again
+(from the first beat that changed), only the narration's stretches whose samples changed
+are encoded again, then `lecture.mp4` is refreshed. After each rebuild `watch` says what it
+redid, how long the build took, and how long after the file was saved `lecture.mp4` was
+refreshed.
 """
 
 from __future__ import annotations
@@ -108,8 +111,12 @@ def watch(
             diff = changed(state, now)
             shown = ", ".join(_rel(p) for p in diff[:5]) + (" ..." if len(diff) > 5 else "")
             console.print(f"[bold]cambió[/] {shown}", highlight=False)
+            saved = saved_at(diff)
             state = now  # what this build reads; later edits stay changes
-            last = _build_once(build_fn, quality, jobs, console, plan_file) or last
+            report = _build_once(build_fn, quality, jobs, console, plan_file)
+            if report is not None:
+                tell_redone(report, console, time.time() - saved if saved is not None else None)
+            last = report or last
             cycles += 1
             files, state = _rewatch(plan_file, state)
     except KeyboardInterrupt:
@@ -138,6 +145,29 @@ def _build_once(build_fn, quality, jobs, console: Console, plan_file) -> BuildRe
         return None
     print_summary(report, console)
     return report
+
+
+def saved_at(paths: list[Path]) -> float | None:
+    """When the latest of `paths` was written (the epoch's seconds), None if all are gone."""
+    times = []
+    for path in paths:
+        try:
+            times.append(path.stat().st_mtime)
+        except OSError:
+            pass
+    return max(times) if times else None
+
+
+def tell_redone(report: BuildReport, console: Console, since_save_s: float | None) -> None:
+    """What the rebuild redid, how long it took, and the time from the save to lecture.mp4."""
+    for line in report.redone or ["nada que rehacer"]:
+        console.print(f"  rehecho: {escape(line)}", highlight=False, soft_wrap=True)
+    line = f"[bold]recompilado en {report.seconds:.1f} s[/]"
+    if report.lecture_remade and since_save_s is not None:
+        line += f"; lecture.mp4 al día {since_save_s:.1f} s después de guardar"
+    elif report.lecture is not None and not report.lecture_remade:
+        line += "; lecture.mp4 no cambió"
+    console.print(line, highlight=False)
 
 
 def _rel(path: Path) -> str:

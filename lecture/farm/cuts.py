@@ -64,6 +64,17 @@ class Chunk:
         return f"{self.scene} [{self.index + 1}/{self.count}]"
 
 
+def on_audio_grid(timeline: Timeline, quality: Quality) -> Timeline:
+    """The timeline a scene renders to: its total lengthened to whole AAC packets of
+    narration (at most 0.53 s of its last frame held longer), so every scene starts on the
+    narration's packet grid (see `lecture.media.soundtrack`). Its cache key is computed on it."""
+    from lecture.media.soundtrack import on_grid
+
+    frames = round(timeline.total_s * quality.fps)
+    padded = on_grid(frames, quality.fps)
+    return timeline if padded == frames else replace(timeline, total_s=padded / quality.fps)
+
+
 def beat_start_frames(timeline: Timeline, fps: int) -> list[int]:
     return [round(b.start_s * fps) for b in timeline.beats]
 

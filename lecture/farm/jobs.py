@@ -14,6 +14,15 @@ that beat on, whatever the target length was then), then plans the rest. Chunks 
 longer tile with the others (the scene read ahead in its timeline) are all rendered again,
 once. A chunk that matters to no current render is deleted when its scene is joined.
 
+Earlier renders. A scene to render that is planned whole may still have an earlier render
+kept in the scene cache (the edit loop: `build` after an edit, `--only`, `watch`) made from
+the same sources on a timeline whose beats before the edited one kept their timing. Its
+first frames are then those of the new render: the scene is cut at the start of the
+first beat that changed, only the rest is rendered (one manim process that skips the
+animations before the cut), and the head is copied from the earlier render up to the
+frame where the rest begins (a group of pictures starts at every animation), so the joined
+scene holds exactly the frames an unsplit render would (`MIN_HEAD_S`: not for less).
+
 Executors. On this process's own threads a chunk runs `render_chunk` and reports frame
 progress; on any other executor (Dask, a process pool, Ray) it runs
 `lecture.dask_worker.run_on_worker`, which travels by value and checks that the worker
@@ -22,6 +31,7 @@ sees the build's files before importing any of them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field, replace
@@ -30,7 +40,17 @@ from typing import Any, Protocol
 
 from lecture.farm import scene_cache
 from lecture.farm.chunk import ChunkResult, ChunkUnit, join_chunks
-from lecture.farm.cuts import Chunk, TilingError, check_tiling, chunk_key, plan_chunks, target_seconds, total_frames
+from lecture.farm.cuts import (
+    Chunk,
+    TilingError,
+    check_tiling,
+    chunk_key,
+    first_frame_of,
+    plan_chunks,
+    prefix_timeline,
+    target_seconds,
+    total_frames,
+)
 from lecture.farm.launcher import Progress, RenderResult, RenderUnit, read_log
 from lecture.farm.runners import ChunkRunner
 from lecture.plan import PlannedScene
@@ -40,6 +60,9 @@ from voiceover.timeline import Timeline
 
 CHUNKS_FOLDER = "chunks"
 POLL_S = 0.5
+# The shortest head an earlier render lends: a cut costs a manim start and the skipped
+# construct() before it (about 2 s at preview), which a shorter head would not pay back.
+MIN_HEAD_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -91,13 +114,15 @@ class _Scene:
     reused: set[int] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     retried: bool = False
+    head: scene_cache.CacheRecord | None = None  # an earlier render lending chunk 0's frames
 
     @property
     def split(self) -> bool:
         return len(self.chunks) > 1
 
     def missing(self) -> list[int]:
-        return [i for i in range(len(self.chunks)) if i not in self.results]
+        lent = {0} if self.head is not None else set()
+        return [i for i in range(len(self.chunks)) if i not in self.results and i not in lent]
 
     @property
     def complete(self) -> bool:
@@ -186,15 +211,76 @@ def _plan_scene(
     kept = _kept_prefix(folder, scene, timeline, quality, current, digest)
     chunks = plan_chunks(job.unit.scene, timeline, quality.fps, target_s, [r.extra["end_frame"] for r in kept])
     if len(chunks) == 1:  # whole: no chunk cache, the scene's own render and record
-        return _Scene(job, scene, timeline, chunks, (job.key,), folder)
+        lent = earlier_head(job, scene, timeline, quality, current, digest)
+        if lent is None:
+            return _Scene(job, scene, timeline, chunks, (job.key,), folder)
+        cut, record = lent
+        total = total_frames(timeline, quality.fps)
+        chunks = (Chunk(job.unit.scene, 0, 2, 0, cut), Chunk(job.unit.scene, 1, 2, cut, total))
+        keys = tuple(chunk_key(scene, timeline, quality, c) for c in chunks)
+        state = _Scene(job, scene, timeline, chunks, keys, folder, head=record)
+        _reuse_kept(state, current, digest)
+        return state
     keys = tuple(chunk_key(scene, timeline, quality, c) for c in chunks)
     state = _Scene(job, scene, timeline, chunks, keys, folder)
-    for i, key in enumerate(keys):
-        record = scene_cache.load_record(folder, key)
-        if scene_cache.is_fresh(record, key, current, folder, digest):
+    _reuse_kept(state, current, digest)
+    return state
+
+
+def _reuse_kept(state: _Scene, current, digest: str) -> None:
+    """The scene's chunks found in the chunk cache, taken as they are."""
+    for i, key in enumerate(state.keys):
+        record = scene_cache.load_record(state.folder, key)
+        if scene_cache.is_fresh(record, key, current, state.folder, digest):
             state.results[i] = _reused_result(state, i, record)
             state.reused.add(i)
-    return state
+
+
+def earlier_head(
+    job: SceneJob, scene: PlannedScene, timeline: Timeline, quality: Quality, current, digest: str
+) -> tuple[int, scene_cache.CacheRecord] | None:
+    """The latest beat start before which an earlier render of the scene, still valid for
+    its own timeline, has the same frames as this one's: (cut frame, that render's record),
+    or None when no earlier render shares `MIN_HEAD_S` with it."""
+    from lecture.farm.scene_cache import scene_key
+
+    work = Path(job.unit.output).parent
+    best: tuple[int, scene_cache.CacheRecord] | None = None
+    for path in work.glob("*.record.json"):
+        key = path.name.split(".")[0]
+        copy = work / f"{key}.timeline.json"
+        if key == job.key or not copy.is_file():
+            continue
+        try:
+            old = Timeline.from_json(json.loads(copy.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        cut = shared_cut(timeline, old, quality.fps)
+        if cut < MIN_HEAD_S * quality.fps or (best is not None and cut <= best[0]):
+            continue
+        record = scene_cache.load_record(work, key)
+        # Its key on its own timeline now: equal only when the sources, the quality and the
+        # versions are those it was rendered with.
+        if scene_key(scene, old, quality) != key or not scene_cache.is_fresh(record, key, current, work, digest):
+            continue
+        best = (cut, record)
+    return best
+
+
+def shared_cut(new: Timeline, old: Timeline, fps: int) -> int:
+    """The latest beat start (as a first animation frame, `first_frame_of`) before which
+    both timelines time everything alike, so a scene's frames before it are the same; 0
+    when the first beat already differs."""
+    total = min(total_frames(new, fps), total_frames(old, fps))
+    for beat in reversed(range(1, min(len(new.beats), len(old.beats)))):
+        cut = first_frame_of(new.beats[beat], fps)
+        if not 0 < cut < total or cut != first_frame_of(old.beats[beat], fps):
+            continue
+        probe = Chunk("", 0, 2, 0, cut)
+        signature = scene_cache.timing_signature
+        if signature(prefix_timeline(new, fps, probe)) == signature(prefix_timeline(old, fps, probe)):
+            return cut
+    return 0
 
 
 def _kept_prefix(folder: Path, scene, timeline, quality, current, digest) -> list[scene_cache.CacheRecord]:
@@ -326,6 +412,11 @@ def _finish(state: _Scene, submit) -> tuple[SceneJob, RenderResult, tuple[ChunkO
     """The scene's result once every chunk is back: joined, or why not. None when chunks
     had to be submitted again (kept ones that no longer tile with the new)."""
     job, unit = state.job, state.job.unit
+    if state.head is not None and not state.errors:
+        if not _lend_head(state):  # the earlier render could not lend its frames: render them
+            state.head = None
+            submit(state, [0])
+            return None
     seconds = sum(r.seconds for r in state.results.values())
     outcomes = _outcomes(state)
     if state.errors:
@@ -337,6 +428,7 @@ def _finish(state: _Scene, submit) -> tuple[SceneJob, RenderResult, tuple[ChunkO
     except TilingError as err:
         if state.reused and not state.retried:
             state.retried = True
+            state.head = None  # a lent head is rendered too
             again = sorted(state.reused)
             for i in again:
                 scene_cache.record_path(state.folder, state.keys[i]).unlink(missing_ok=True)
@@ -353,6 +445,30 @@ def _finish(state: _Scene, submit) -> tuple[SceneJob, RenderResult, tuple[ChunkO
             return job, RenderResult(unit.scene, False, "", "", seconds, f"uniendo los trozos: {err}"), outcomes
         _prune(state)
     return job, RenderResult(unit.scene, True, unit.output, unit.log, seconds), outcomes
+
+
+def _lend_head(state: _Scene) -> bool:
+    """Chunk 0 copied from the earlier render: its frames up to where chunk 1's first
+    animation starts (a group of pictures starts there). False when they do not come out so."""
+    from lecture.media.ffmpeg import FfmpegError, copy_first_frames, count_packets
+
+    record, rest = state.head, state.results[1]
+    assert record is not None
+    past = rest.first_frame if rest.first_frame is not None else rest.end_frame
+    if not 0 < past <= record.frames:
+        return False
+    out = state.folder / f"{state.keys[0]}.mp4"
+    try:
+        copy_first_frames(record.video_path(Path(state.job.unit.output).parent), past, out)
+        if count_packets(out) != past:
+            return False
+    except (OSError, FfmpegError, ValueError):
+        return False
+    state.results[0] = ChunkResult(
+        state.job.unit.scene, 0, True, str(out), rest.log, 0.0, first_frame=0, end_frame=past, frames_written=past
+    )
+    state.reused.add(0)
+    return True
 
 
 def _outcomes(state: _Scene) -> tuple[ChunkOutcome, ...]:

@@ -131,3 +131,35 @@ def count_packets(video: Path) -> int:
     """Video frames in `video`, counted from its packets (one per frame; nothing decoded)."""
     args = ["-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0"]
     return int(run_ffprobe(args, video).strip())
+
+
+# -- the narration in stretches, and a render's first frames (issue 24) -------------------
+def encode_adts(wav: Path, out: Path, what: str) -> Path:
+    """`wav` as AAC-LC in a raw ADTS stream: whole packets, the encoder's priming packet
+    first, nothing trimmed (the caller picks the packets it keeps)."""
+    run_ffmpeg(["-i", str(wav), *AAC_ARGS, "-f", "adts", str(out)], what)
+    return out
+
+
+def wrap_adts(adts: Path, out: Path, priming_samples: int = 1024) -> Path:
+    """An ADTS narration whose first `priming_samples` only prime the decoder, as AAC in
+    MP4, packets copied: the priming declared in the edit list (kept when the stream is
+    copied again), so players start on the first real sample."""
+    offset = f"-{priming_samples / RATE_HZ:.9f}"  # ffmpeg rounds it back to whole samples
+    with atomic_path(out) as tmp:
+        run_ffmpeg(
+            ["-itsoffset", offset, "-i", str(adts), "-map", "0:a:0", "-c", "copy", "-f", "mp4", str(tmp)],
+            f"wrapping {Path(adts).name} in MP4",
+        )
+    return out
+
+
+def copy_first_frames(video: Path, frames: int, out: Path) -> Path:
+    """The first `frames` frames of `video`, copied as encoded. Exact when a closed group of
+    pictures starts at frame `frames` (manim starts one at every animation)."""
+    with atomic_path(out) as tmp:
+        run_ffmpeg(
+            ["-i", str(video), "-map", "0:v:0", "-c", "copy", "-frames:v", str(frames), "-f", "mp4", str(tmp)],
+            f"copying the first {frames} frames of {Path(video).name}",
+        )
+    return out

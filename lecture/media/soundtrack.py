@@ -1,4 +1,4 @@
-"""The lecture's narration track: loudness worked out scene by scene, encoded once as a whole.
+"""The lecture's narration track: loudness worked out scene by scene, encoded in stretches.
 
 Loudness. The lecture is normalised as a whole (-16 LUFS integrated, ITU-R BS.1770, true
 peak <= -1 dBTP) but processed per scene: each scene's K-weighted 400 ms block energies are
@@ -8,25 +8,36 @@ on each scene. The gain is sticky: it changes only when the lecture drifts more 
 `LOUDNESS_TOLERANCE_LU` from the target, so editing one scene re-limits that scene only.
 
 Joining. AAC cannot be cut or joined at an arbitrary sample: every stream starts with the
-encoder's priming and is made of whole 1024-sample packets, so joining encoded scenes by
-copying packets loses or adds up to a packet at every join, and the error grows scene after
-scene. The lecture's narration is therefore joined as PCM, each scene cut or padded to
-exactly its video's samples, and encoded once as a single AAC stream (a 25-minute lecture
-in seconds): no join exists in the audio at all. Each scene's own MP4 gets its own
-encoding of the same limited PCM.
+encoder's priming and is made of whole 1024-sample packets, each decoded together with the
+one before it, so joining scenes encoded apart by copying packets loses or adds up to a
+packet at every join, and the error grows scene after scene. Two things make the joins
+exact here. Every scene lasts a whole number of packets (the build rounds each scene's
+frames up: `grid_frames`, at most 0.53 s), so every scene starts on the packet grid
+whatever the scenes before it last. And the narration is encoded in stretches (a scene's
+beats, `stretch_cuts`), each with a pre-roll and a post-roll of its true neighbouring samples,
+of which only the stretch's own packets are kept: joined in order, the packets make one
+continuous stream with one priming packet, declared in the MP4's edit list, that decodes
+like a single encoding, every scene on its first frame. A stretch is encoded again only
+when its samples or its rolls change; an edit that changes a scene's length moves no other
+scene off the grid. Each scene's own MP4 gets its own stretches' packets.
+
+(`join_pcm` and `encode_lecture`, the lecture joined as PCM and encoded once, remain for a
+lecture with a scene off the grid or not narrated.)
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import soundfile
 
-from lecture.media.ffmpeg import AAC_ARGS, run_ffmpeg
+from lecture.media.ffmpeg import AAC_ARGS, encode_adts, run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
 from voiceover.audio_format import CEILING_DBTP, CHANNELS, OVERSAMPLING, RATE_HZ, limiter_chain
 
@@ -185,3 +196,246 @@ def load_json(path: Path) -> dict | None:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+# -- the lecture's track in stretches ------------------------------------------------------
+# AAC-LC codes 1024 samples per packet, and a packet decodes only together with the one
+# before it (its transform overlaps it by half). Every scene therefore lasts a whole number
+# of packets (the build pads each scene's last frame so: `grid_frames`), every scene starts
+# on the packet grid whatever the scenes before it last, and the narration is encoded in
+# stretches of whole packets: each one with a pre-roll and a post-roll of the true
+# neighbouring samples (which the neighbours' own encodings also coded), of which only the
+# stretch's own packets are kept. Joined in order they make one continuous AAC stream that
+# decodes exactly like a single encoding, sample for sample in time, and a stretch is
+# encoded again only when its samples or its rolls change.
+AAC_FRAME = 1024  # samples per AAC-LC packet
+PRE_ROLL = 2 * AAC_FRAME  # samples coded before a stretch and dropped (the encoder settles)
+POST_ROLL = 2 * AAC_FRAME  # samples coded after it and dropped (its last packet overlaps them)
+MIN_STRETCH_S = 8.0  # a stretch starts at a beat start at least this far from the last cut
+ENCODERS = 2  # ffmpeg processes encoding stretches at once
+
+
+def grid_frames(fps: int) -> int:
+    """Video frames in the shortest length that is also whole AAC packets (8 at 15 fps and
+    32 at 60 fps: 0.533 s)."""
+    if RATE_HZ % fps:
+        raise SoundtrackError(f"{fps} fps: a frame is not a whole number of samples at {RATE_HZ} Hz")
+    per_frame = RATE_HZ // fps
+    return math.lcm(per_frame, AAC_FRAME) // per_frame
+
+
+def on_grid(frames: int, fps: int) -> int:
+    """`frames` rounded up to whole AAC packets of narration."""
+    step = grid_frames(fps)
+    return -(-frames // step) * step
+
+
+def adts_packets(data: bytes, where: Path) -> list[bytes]:
+    """The packets of an ADTS stream, each with its 7-byte header (ffmpeg writes no CRC)."""
+    packets, pos = [], 0
+    while pos < len(data):
+        head = data[pos : pos + 7]
+        if len(head) < 7 or head[0] != 0xFF or head[1] & 0xF0 != 0xF0:
+            raise SoundtrackError(f"{where}: not an ADTS stream at byte {pos}")
+        size = ((head[3] & 0x03) << 11) | (head[4] << 3) | (head[5] >> 5)
+        if size < 7:
+            raise SoundtrackError(f"{where}: ADTS packet of {size} bytes at byte {pos}")
+        packets.append(data[pos : pos + size])
+        pos += size
+    return packets
+
+
+@dataclass(frozen=True)
+class ScenePcm:
+    """A scene's limited narration as the lecture plays it: `samples` long (cut or padded)."""
+
+    name: str
+    wav: Path
+    samples: int  # its video's length in samples: whole AAC packets
+    cuts: tuple[int, ...]  # where its stretches start, scene-relative (0 first)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """Samples `[start, end)` of the lecture (whole packets), inside one scene."""
+
+    scene: str
+    start: int
+    end: int
+    digest: str  # its samples and its rolls: equal digests, packets that decode alike
+    own: str = ""  # its samples alone: what a scene's own file decodes from it (not the rolls)
+
+    @property
+    def packets(self) -> int:
+        return (self.end - self.start) // AAC_FRAME
+
+
+def stretch_cuts(beat_starts_s: Sequence[float], samples: int) -> tuple[int, ...]:
+    """Where a scene's stretches start: at beat starts (on the packet grid), none closer than
+    `MIN_STRETCH_S` to the cut before or to the scene's end, so an edit in one beat re-encodes
+    the stretches from that beat on."""
+    cuts = [0]
+    least = round(MIN_STRETCH_S * RATE_HZ)
+    for start_s in beat_starts_s:
+        cut = round(start_s * RATE_HZ / AAC_FRAME) * AAC_FRAME
+        if cut - cuts[-1] >= least and samples - cut >= least:
+            cuts.append(cut)
+    return tuple(cuts)
+
+
+def read_pcm(wav: Path, start: int, stop: int, samples: int) -> np.ndarray:
+    """Samples `[start, stop)` of a scene's narration cut or padded to `samples`, int16 stereo."""
+    out = np.zeros((max(stop - start, 0), CHANNELS), dtype=np.int16)
+    stop_in = min(stop, samples)
+    if stop_in <= start:
+        return out
+    with soundfile.SoundFile(str(wav)) as src:
+        if src.samplerate != RATE_HZ or src.channels != CHANNELS:
+            raise SoundtrackError(f"{wav}: {src.samplerate} Hz, {src.channels} channels; expected {RATE_HZ} Hz stereo")
+        src.seek(min(start, src.frames))
+        data = src.read(stop_in - start, dtype="int16", always_2d=True)
+    out[: len(data)] = data
+    return out
+
+
+def _hash(pcm: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(pcm).tobytes()).hexdigest()[:24]
+
+
+PEAK_MARGIN = 16  # samples either side a stretch's oversampled peak depends on (scipy's filter reaches 11)
+
+
+def scene_hashes(scene: ScenePcm, known_peaks: dict[str, float] | None = None) -> dict:
+    """Hashes of a scene's stretches and of the rolls its neighbours borrow: each stretch's
+    own samples, the `PRE_ROLL` before it and the `POST_ROLL` after it inside the scene, and
+    the scene's first `POST_ROLL` and last `PRE_ROLL` samples. Also each stretch's true peak
+    (the scene's is the largest), taken from `known_peaks` (by the hash of the samples it
+    depends on) where an earlier version of the scene had the same stretch."""
+    pcm = read_pcm(scene.wav, 0, scene.samples, scene.samples)
+    bounds = [*scene.cuts, scene.samples]
+    known = dict(known_peaks or {})
+    peaks = []
+    for a, b in zip(bounds, bounds[1:]):
+        lo, hi = max(a - PEAK_MARGIN, 0), min(b + PEAK_MARGIN, scene.samples)
+        key = f"{_hash(pcm[lo:hi, 0])}-{a - lo}-{hi - b}"
+        if key not in known:
+            known[key] = _window_peak_dbtp(pcm[lo:hi, 0], a - lo, b - lo)
+        peaks.append(key)
+    return {
+        "own": [_hash(pcm[a:b]) for a, b in zip(bounds, bounds[1:])],
+        "pre": [_hash(pcm[max(a - PRE_ROLL, 0) : a]) for a in bounds[:-1]],
+        "post": [_hash(pcm[b : b + POST_ROLL]) for b in bounds[1:]],
+        "head": _hash(pcm[:POST_ROLL]),
+        "tail": _hash(pcm[scene.samples - PRE_ROLL :]),
+        "peaks": {k: known[k] for k in peaks},
+        "true_peak_dbtp": max((known[k] for k in peaks), default=float("-inf")),
+    }
+
+
+def _window_peak_dbtp(x: np.ndarray, a: int, b: int) -> float:
+    """True peak of samples `[a, b)` of `x` (int16), oversampled as the whole track would be:
+    `x` holds the samples around them that the filter reaches (or the track's own edge)."""
+    from scipy.signal import resample_poly
+
+    over = resample_poly(x.astype(np.float32) / 32768.0, OVERSAMPLING, 1)[a * OVERSAMPLING : b * OVERSAMPLING]
+    peak = float(np.max(np.abs(over))) if over.size else 0.0
+    return 20 * np.log10(peak) if peak > 0 else float("-inf")
+
+
+def lecture_stretches(scenes: Sequence[ScenePcm], hashes: Sequence[dict]) -> list[Stretch]:
+    """The lecture's stretches in order, each digest covering its samples and both rolls
+    (the neighbour scene's edge where a roll crosses a join; silence before the first)."""
+    stretches, clock = [], 0
+    silent = "silence"
+    for i, (scene, h) in enumerate(zip(scenes, hashes)):
+        bounds = [*scene.cuts, scene.samples]
+        for j, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            pre = h["pre"][j] if j else (hashes[i - 1]["tail"] if i else silent)
+            post = h["post"][j] if j < len(bounds) - 2 else (hashes[i + 1]["head"] if i + 1 < len(scenes) else silent)
+            digest = hashlib.sha256(f"{AAC_ARGS}|{pre}|{h['own'][j]}|{post}|{b - a}".encode()).hexdigest()[:24]
+            stretches.append(Stretch(scene.name, clock + a, clock + b, digest, f"{h['own'][j]}-{b - a}"))
+        clock += scene.samples
+    return stretches
+
+
+def stretch_file(folder: Path, stretch: Stretch) -> Path:
+    """A stretch's packets as ADTS: the packet before its first (the priming that lets a
+    stream start there) followed by its own."""
+    return Path(folder) / f"{stretch.digest}.aac"
+
+
+def encode_run(scenes: Sequence[ScenePcm], run: Sequence[Stretch], folder: Path) -> None:
+    """Encode consecutive stretches in one pass with their rolls and keep each one's packets
+    (the one before included) in its own file."""
+    starts = np.cumsum([0] + [s.samples for s in scenes])
+    lo, hi = run[0].start - PRE_ROLL - AAC_FRAME, run[-1].end + POST_ROLL
+    parts = []
+    for scene, first in zip(scenes, starts):
+        a, b = max(lo, first), min(hi, first + scene.samples)
+        if a < b:
+            parts.append((a, read_pcm(scene.wav, a - first, b - first, scene.samples)))
+    pcm = np.zeros((hi - lo, CHANNELS), dtype=np.int16)
+    for a, data in parts:
+        pcm[a - lo : a - lo + len(data)] = data
+    folder.mkdir(parents=True, exist_ok=True)
+    wav = folder / f".run-{run[0].digest}.wav.part"  # *.part: a killed build's leftovers are swept
+    adts = folder / f".run-{run[0].digest}.adts.part"
+    try:
+        soundfile.write(str(wav), pcm, RATE_HZ, subtype="PCM_16", format="WAV")
+        encode_adts(wav, adts, f"encoding {len(run)} stretches of the narration")
+        packets = adts_packets(adts.read_bytes(), adts)
+    finally:
+        wav.unlink(missing_ok=True)
+        adts.unlink(missing_ok=True)
+    # Packet k of an encoding decodes its input's samples [1024 (k - 1), 1024 k): the encoder
+    # delays everything by one packet (its priming).
+    for stretch in run:
+        first = (stretch.start - lo) // AAC_FRAME  # the packet before the stretch's first
+        kept = packets[first : first + 1 + stretch.packets]
+        if len(kept) != 1 + stretch.packets:
+            raise SoundtrackError(f"{adts}: {len(packets)} packets, the stretch needs {first + 1 + stretch.packets}")
+        with atomic_path(stretch_file(folder, stretch)) as tmp:
+            tmp.write_bytes(b"".join(kept))
+
+
+def encode_stretches(scenes: Sequence[ScenePcm], stretches: Sequence[Stretch], folder: Path) -> list[Stretch]:
+    """Encode the stretches whose files are missing, each in its own pass (with its rolls),
+    `ENCODERS` passes at once; the stretches encoded."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    todo = list({s.digest: s for s in stretches if not stretch_file(folder, s).is_file()}.values())
+    with ThreadPoolExecutor(max_workers=ENCODERS) as pool:
+        for job in [pool.submit(encode_run, scenes, [s], folder) for s in todo]:
+            job.result()
+    return todo
+
+
+def join_stretches(folder: Path, stretches: Sequence[Stretch], out: Path) -> Path:
+    """The stretches' packets in order as one ADTS stream: the first one's priming packet,
+    then every stretch's own packets."""
+    with atomic_path(Path(out)) as tmp, open(tmp, "wb") as sink:
+        for i, stretch in enumerate(stretches):
+            path = stretch_file(folder, stretch)
+            packets = adts_packets(path.read_bytes(), path)
+            sink.write(b"".join(packets if i == 0 else packets[1:]))
+    return Path(out)
+
+
+def prune_stretches(folder: Path, keep: set[str]) -> None:
+    """Delete the stretch files of no recent lecture."""
+    for path in Path(folder).glob("*.aac"):
+        if path.name.split(".")[0] not in keep:
+            path.unlink(missing_ok=True)
+
+
+def stretches_to_m4a(folder: Path, stretches: Sequence[Stretch], out: Path) -> Path:
+    """The stretches joined (`join_stretches`) as AAC in MP4, the priming packet declared."""
+    from lecture.media.ffmpeg import wrap_adts
+
+    adts = Path(out).with_name(f".{Path(out).name}.adts.part")
+    try:
+        join_stretches(folder, stretches, adts)
+        wrap_adts(adts, Path(out), AAC_FRAME)
+    finally:
+        adts.unlink(missing_ok=True)
+    return Path(out)

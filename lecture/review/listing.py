@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from lecture.farm import scene_cache
+from lecture.farm.cuts import on_audio_grid
 from lecture.plan import PlannedScene
 from lecture.qualities import QUALITIES
 from voiceover.timeline import Timeline
@@ -29,7 +30,7 @@ def render_state(scene: PlannedScene, timeline: Timeline, work_root: Path, curre
     states = {}
     for name, quality in QUALITIES.items():
         work = work_root / name / scene.name
-        key = scene_cache.scene_key(scene, timeline, quality)
+        key = scene_cache.scene_key(scene, on_audio_grid(timeline, quality), quality)  # as the build renders it
         if scene_cache.is_fresh(scene_cache.load_record(work, key), key, current, work, digest):
             states[name] = "fresh"
         elif any(work.glob("*.record.json")):

@@ -1,0 +1,223 @@
+"""An edit costs what it changes (issue 24): the narration is encoded in stretches that join
+exactly and are encoded again only where their samples change, and a scene edited after its
+first beats is rendered only from the first beat that changed, its head copied from the
+earlier render, frame for frame what an unsplit render draws."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+from fixtures.build_support import fresh_copy, narration_offsets_ms, quiet_console
+from test_build_chunks import FPS, ChunkScene, timeline_of
+
+from lecture.farm import jobs, scene_cache
+from lecture.farm.jobs import shared_cut
+from lecture.farm.launcher import read_log
+from lecture.media import soundtrack as st
+from lecture.media.ffmpeg import framemd5
+from lecture.media.sync_check import best_lag
+
+
+# -- the packet grid and the stretches (no build) -------------------------------------------
+def test_every_quality_rounds_scenes_to_whole_aac_packets_of_narration():
+    assert st.grid_frames(15) == 8 and st.grid_frames(60) == 32  # 25 600 samples: 0.533 s
+    for fps in (15, 30, 60):
+        for frames in (1, 47, 48, 1000):
+            padded = st.on_grid(frames, fps)
+            assert padded >= frames and padded - frames < st.grid_frames(fps)
+            assert padded * (st.RATE_HZ // fps) % st.AAC_FRAME == 0
+
+
+def test_stretches_start_at_beat_starts_on_the_grid_and_none_is_short():
+    rate = st.RATE_HZ
+    cuts = st.stretch_cuts([0.0, 3.0, 12.0, 30.0, 35.0, 55.0], 60 * rate)
+    assert cuts[0] == 0 and all(c % st.AAC_FRAME == 0 for c in cuts)
+    assert [round(c / rate) for c in cuts] == [0, 12, 30]  # 3 s and 35 s are too near; 55 s too near the end
+
+
+def _tone(seconds: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    t = np.arange(round(seconds * st.RATE_HZ)) / st.RATE_HZ
+    mono = 0.3 * np.sin(2 * np.pi * (300 + 40 * seed) * t) * (0.5 + 0.5 * np.sin(2 * np.pi * 0.9 * t))
+    mono = mono + 0.02 * rng.standard_normal(len(t))
+    return (np.stack([mono, mono], 1) * 32767).astype(np.int16)
+
+
+def _decode(path: Path) -> np.ndarray:
+    out = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(path), "-ac", "1", "-f", "f32le", "-"], capture_output=True, check=True
+    ).stdout
+    return np.frombuffer(out, dtype=np.float32)
+
+
+def _lecture(tmp_path: Path, lengths_s: list[float], seeds: list[int]):
+    scenes = []
+    for i, (seconds, seed) in enumerate(zip(lengths_s, seeds)):
+        wav = tmp_path / f"s{i}.{seed}.wav"
+        soundfile.write(str(wav), _tone(seconds, seed), st.RATE_HZ, subtype="PCM_16")
+        samples = round(seconds * st.RATE_HZ / st.AAC_FRAME) * st.AAC_FRAME
+        scenes.append(st.ScenePcm(f"s{i}", wav, samples, st.stretch_cuts([0.0, seconds / 2], samples)))
+    stretches = st.lecture_stretches(scenes, [st.scene_hashes(s) for s in scenes])
+    return scenes, stretches
+
+
+def test_stretches_encoded_apart_decode_where_one_encoding_would_and_only_changed_ones_are_encoded(tmp_path):
+    store = tmp_path / "stretches"
+    scenes, stretches = _lecture(tmp_path, [21.0, 18.5, 23.0], [1, 2, 3])
+    assert len(stretches) == 6 and len(st.encode_stretches(scenes, stretches, store)) == 6
+    m4a = st.stretches_to_m4a(store, stretches, tmp_path / "lecture.m4a")
+    decoded = _decode(m4a)
+    source = np.concatenate([st.read_pcm(s.wav, 0, s.samples, s.samples)[:, 0] for s in scenes]) / 32768
+    assert abs(len(decoded) - len(source)) <= 48  # the priming is dropped by the edit list
+    # Every scene starts where it should, to the sample: no drift at a join.
+    start = 0
+    for scene in scenes:
+        lo = max(start - 2400, 0)
+        window = decoded[lo : start + 48_000 + 2400]
+        assert lo + best_lag(source[start : start + 48_000].astype(np.float32), window) == start
+        start += scene.samples
+    # As close to the PCM across the joins as inside the scenes (no click, no gap).
+    err = np.abs(decoded[: len(source)] - source)
+    joins = np.cumsum([s.samples for s in scenes])[:-1]
+    near = np.concatenate([err[j - 2048 : j + 2048] for j in joins])
+    assert np.sqrt(np.mean(near**2)) <= 2 * np.sqrt(np.mean(err**2))
+
+    # The second scene's second half changes (its length too): its stretch and the next
+    # scene's first (whose pre-roll it is) are encoded again; nothing else.
+    edited, again = _lecture(tmp_path, [21.0, 18.5, 23.0], [1, 2, 3])
+    longer = _tone(20.0, 2)
+    longer[: round(9.25 * st.RATE_HZ)] = _tone(18.5, 2)[: round(9.25 * st.RATE_HZ)]
+    soundfile.write(str(edited[1].wav), longer, st.RATE_HZ, subtype="PCM_16")
+    samples = round(20.0 * st.RATE_HZ / st.AAC_FRAME) * st.AAC_FRAME
+    edited[1] = st.ScenePcm("s1", edited[1].wav, samples, edited[1].cuts)
+    again = st.lecture_stretches(edited, [st.scene_hashes(s) for s in edited])
+    redone = st.encode_stretches(edited, again, store)
+    assert [(s.scene, again.index(s)) for s in redone] == [("s1", 3), ("s2", 4)]
+
+
+# -- video: the head of an earlier render -----------------------------------------------------
+def test_the_cut_falls_at_the_first_beat_that_changed():
+    before = timeline_of(("a", 8.0, {}), ("b", 3.0, {}), ("c", 9.0, {"x": 1.0}))
+    last = timeline_of(("a", 8.0, {}), ("b", 3.0, {}), ("c", 9.5, {"x": 1.2}))
+    middle = timeline_of(("a", 8.0, {}), ("b", 3.4, {}), ("c", 9.0, {"x": 1.0}))
+    first = timeline_of(("a", 8.2, {}), ("b", 3.0, {}), ("c", 9.0, {"x": 1.0}))
+    assert shared_cut(last, before, FPS) == round(11.0 * FPS)
+    assert shared_cut(middle, before, FPS) == round(8.0 * FPS)
+    assert shared_cut(first, before, FPS) == 0
+    # A bookmark on a beat's first frame moves that beat's first animation a frame earlier.
+    marked = timeline_of(("a", 8.0, {}), ("b", 3.0, {}), ("c", 9.0, {"y": 0.0}))
+    assert shared_cut(marked, before, FPS) == round(8.0 * FPS)
+
+
+def _kept(c: ChunkScene, job, result) -> None:
+    """The render kept in the scene cache as the build keeps it (record written last)."""
+    log = read_log(result.log)
+    record = scene_cache.CacheRecord(
+        key=job.key,
+        video=Path(result.output).name,
+        numbers_read=log["numbers_read"],
+        log=Path(result.log).name,
+        frames=int(log["frames"]),
+        fps=float(log["fps"]),
+        numbers_digest="test",
+        extra={"video_seal": None},
+    )
+    scene_cache.save_record(c.work, record)
+
+
+@pytest.mark.slow
+def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_render(tmp_path, monkeypatch):
+    monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)  # TinyC lasts seven seconds
+    c = ChunkScene(tmp_path / "edit", monkeypatch)
+    first_job = c.job(c.timeline(), "a")
+    first, _ = c.render(first_job, chunk_s=None, workers=1)
+    _kept(c, first_job, first)
+    c.script.write_text(c.script.read_text(encoding="utf-8").replace("que gira.", "que gira, gira."), "utf-8")
+    edited = c.timeline()
+    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=1)
+    assert [p.reused for p in parts] == [True, False]  # the head lent, the last beat rendered
+    assert parts[1].start_frame == parts[0].end_frame >= round(edited.beats[2].start_s * FPS) - 1
+    # The same timeline rendered whole elsewhere: the same frames, bit for bit.
+    alone = ChunkScene(tmp_path / "alone", monkeypatch)
+    unsplit, _ = alone.render(alone.job(edited, "whole"), chunk_s=None, workers=1)
+    assert framemd5(Path(second.output)) == framemd5(Path(unsplit.output))
+    assert len(framemd5(Path(second.output))) == round(edited.total_s * FPS)
+
+
+@pytest.mark.slow
+def test_a_render_from_other_sources_lends_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)
+    c = ChunkScene(tmp_path, monkeypatch)
+    first_job = c.job(c.timeline(), "a")
+    first, _ = c.render(first_job, chunk_s=None, workers=1)
+    _kept(c, first_job, first)
+    c.scene.module.write_text(c.scene.module.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    c.script.write_text(c.script.read_text(encoding="utf-8").replace("que gira.", "que gira, gira."), "utf-8")
+    _, parts = c.render(c.job(c.timeline(), "b"), chunk_s=None, workers=1)
+    assert len(parts) == 1 and not parts[0].reused
+
+
+# -- the build ----------------------------------------------------------------------------
+@pytest.mark.slow
+def test_editing_one_scene_encodes_only_its_stretches_and_the_lecture_stays_in_sync(tmp_path, monkeypatch):
+    tiny = fresh_copy(tmp_path / "lecture").apply(monkeypatch)
+    from lecture.build.pipeline import build
+
+    store = tiny.cache / "build" / "preview" / "audio" / "stretches"
+    before = {p.name for p in store.glob("*.aac")}
+    script = tiny.script("tiny_b")
+    script.write_text(
+        script.read_text(encoding="utf-8").replace("Segunda prueba, un cuadrado.", "Segunda prueba: un cuadrado azul."),
+        encoding="utf-8",
+    )
+    report = build("preview", jobs=2, console=quiet_console())
+    assert report.ok, report.failed
+    assert report.rendered == ["tiny_b"]
+    new = {p.name for p in store.glob("*.aac")} - before
+    assert len(new) == 1  # tiny_b's one stretch; tiny_a's comes before it and kept its samples
+    assert set(report.encoded_s) == {"tiny_b"}
+    assert all(abs(ms) <= 12 for ms in narration_offsets_ms(tiny)), narration_offsets_ms(tiny)
+    # Not only the lecture against the scene's file: the file against its own PCM, to the sample.
+    limited = soundfile.read(str(store.parent / "tiny_b.limited.wav"), dtype="float32", always_2d=True)[0][:, 0]
+    played = np.concatenate([np.zeros(480, np.float32), _decode(tiny.out() / "scenes" / "tiny_b.mp4")])
+    assert best_lag(limited[:24_000], played[:48_000]) == 480
+    assert any("tiny_b" in line for line in report.redone)
+    recent = json.loads((store / "recent.json").read_text(encoding="utf-8"))["lectures"]
+    assert len(recent) == 2  # the lecture before the edit is kept: undoing it encodes nothing
+
+
+@pytest.mark.slow
+def test_watch_says_what_it_redid_and_how_long_after_the_save_the_lecture_was_ready(tmp_path, monkeypatch):
+    import io
+    import threading
+
+    from rich.console import Console
+
+    from lecture.build.watch import watch
+
+    tiny = fresh_copy(tmp_path / "lecture").apply(monkeypatch)
+    script = tiny.script("tiny_a")
+
+    def edit():
+        script.write_text(script.read_text(encoding="utf-8").replace("Un círculo.", "Un círculo rojo."), "utf-8")
+
+    out = io.StringIO()
+    timer = threading.Timer(0.8, edit)
+    timer.start()
+    try:
+        report = watch(
+            "preview", interval_s=0.1, settle_s=0.1, max_cycles=1, initial_build=False,
+            console=Console(file=out, width=200), plan_file=tiny.plan,
+        )  # fmt: skip
+    finally:
+        timer.cancel()
+    assert report is not None and report.ok, report and report.failed
+    text = out.getvalue()
+    assert "rehecho: render de «tiny_a»" in text and "rehecho: rehecha: lecture.mp4" in text
+    assert "narración codificada: «tiny_a»" in text
+    assert "recompilado en" in text and "s después de guardar" in text
