@@ -52,20 +52,26 @@ class Closing(NarratedScene):
         with self.beat("palabras") as b:
             heading = ty.title("¿Neuronas especialistas?").to_edge(UP, buff=0.45).to_edge(LEFT, buff=0.6)
             badge = model_badge(self, "minilm").to_corner(UR, buff=0.3)
-            self.play(Write(heading), FadeIn(badge), run_time=b.until("lista"))
             columns = WordColumns(names, words, topic_of_word).next_to(heading, DOWN, buff=0.7).set_x(0)
             minilm = n.display_name(self.number("params.minilm_l6.display_name"))
             note = ty.small(f"palabras en inglés:\n{minilm} aprendió con textos en inglés")
             note.to_corner(DL, buff=0.35)  # the beat's citation takes the bottom right
+            # The words are the stage of the whole scene: they come while the question is asked.
             self.play(
+                Write(heading),
+                FadeIn(badge),
                 LaggedStart(*(FadeIn(c[1], shift=DOWN * 0.2) for c in columns.columns), lag_ratio=0.3),
+                run_time=b.until("lista"),
+            )
+            self.play(
                 FadeIn(note),
+                Indicate(VGroup(*(c[1] for c in columns.columns)), color=palette.INK, scale_factor=1.03),
                 run_time=b.until("temas"),
             )
             self.play(
                 LaggedStart(*(Write(c[0]) for c in columns.columns), lag_ratio=0.5), run_time=b.speech_remaining()
             )
-            self.play(FadeOut(VGroup(columns, note)), run_time=b.remaining())
+            self.wait(b.remaining())
 
         with self.beat("nota") as b:
             where = (
@@ -77,7 +83,13 @@ class Closing(NarratedScene):
                 .next_to(heading, DOWN, buff=0.6)
                 .set_x(0)
             )
-            self.play(FadeIn(where, shift=DOWN * 0.2), run_time=b.until("formula"))
+            # The words stay, dimmed, until the formula that scores them comes.
+            self.play(
+                FadeIn(where, shift=DOWN * 0.2),
+                columns.animate.set_opacity(0.45).shift(DOWN * 0.4),
+                FadeOut(note),
+                run_time=b.until("formula"),
+            )
             formula = ty.math(
                 r"\text{nota}_i(\text{tema}) = \overline{a_i}\,(\text{tema}) - \overline{a_i}\,(\text{resto})",
                 font_size=54,
@@ -86,17 +98,19 @@ class Closing(NarratedScene):
                 ty.label("media con las palabras del tema", color=palette.ACTIVE),
                 ty.label("media con las demás", color=palette.MUTED),
             ).arrange(DOWN, buff=0.3)
-            parts.next_to(formula, DOWN, buff=0.6)
-            self.play(Write(formula), FadeIn(parts[0]), run_time=0.6 * b.until("ganadora"))
+            parts.next_to(formula, DOWN, buff=0.35)
+            self.play(FadeOut(columns), Write(formula), FadeIn(parts[0]), run_time=0.6 * b.until("ganadora"))
             self.play(FadeIn(parts[1]), run_time=b.until("ganadora"))
             winner = ty.body("la nota más alta  →  la especialista del tema", color=palette.ATTENTION)
-            winner.next_to(parts, DOWN, buff=0.6)
+            winner.next_to(parts, DOWN, buff=0.35)
             self.play(FadeIn(winner, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, badge, where, formula, parts, winner)), run_time=b.remaining())
+            self.wait(b.remaining())
+            scoring = VGroup(heading, badge, where, formula, parts, winner)  # goes as the first bars come
 
         numbers = self._specialist("numbers", 2, names, words, topic_of_word, block)
         with self.beat("numeros") as b:
             self.play(
+                FadeOut(scoring),
                 FadeIn(numbers["badge"]),
                 FadeIn(numbers["bars"].baseline),
                 FadeIn(numbers["bars"].words),
@@ -142,12 +156,14 @@ class Closing(NarratedScene):
             )
             tally.next_to(fruits["badge"], DOWN, buff=0.25).align_to(fruits["badge"], LEFT)
             self.play(FadeIn(tally, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(*fruits.values(), tally)), run_time=b.remaining())
+            self.wait(b.remaining())
 
         with self.beat("edicion") as b:
-            strip = FactStrip(self.number("memory.n_facts")).move_to((0, 0.7, 0))
-            heading = ty.title("Editar un solo hecho").to_edge(UP, buff=0.5)
-            self.play(Write(heading), FadeIn(strip), run_time=b.until("pianola"))
+            strip = FactStrip(self.number("memory.n_facts"), height=3.0).move_to((0, 0.6, 0))
+            heading = ty.title("Editar un solo hecho").to_edge(UP, buff=0.4)
+            self.play(
+                FadeOut(VGroup(*fruits.values(), tally)), Write(heading), FadeIn(strip), run_time=b.until("pianola")
+            )
             self.play(strip.repunch(0), run_time=b.until("intactos"))
             kept = ty.body(
                 f"{self.number('piano_roll.others_unchanged')} de {self.number('memory.edit.others_count')} "
@@ -156,21 +172,21 @@ class Closing(NarratedScene):
             ).next_to(strip, DOWN, buff=0.6)
             toy = model_badge(self, "fact_model", layout="row").next_to(kept, DOWN, buff=0.35)
             self.play(strip.confirm_others(0), FadeIn(kept, shift=UP * 0.2), FadeIn(toy), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, strip, kept, toy)), run_time=b.remaining())
+            self.wait(b.remaining())
 
         with self.beat("pregunta") as b:
-            shelf = KeyValueShelf().move_to((0, 1.4, 0))
+            shelf = KeyValueShelf().scale(1.25).move_to((0, 1.25, 0))
             # The shelf's column heads in the lecture's words (llave, valor), whatever the kit writes.
             for head, word, color in zip(shelf.heads, (n.KEY, n.VALUE), (palette.FFN, palette.POSITIVE)):
                 head.become(ty.label(word, color=color).move_to(head))
-            self.play(FadeIn(shelf), run_time=b.until("biblioteca"))
+            self.play(FadeOut(VGroup(heading, strip, kept, toy)), FadeIn(shelf), run_time=b.until("biblioteca"))
             self.play(shelf.answer(), run_time=b.until("pregunta"))
             line1 = ty.title("Recordar un hecho, ¿es pensar,")
             line2 = ty.title("o una búsqueda muy rápida?", color=palette.FFN)
             VGroup(line1, line2).arrange(DOWN, buff=0.35).move_to((0, -1.7, 0))  # the question, two lines
             self.play(Write(line1), run_time=0.5 * b.speech_remaining())
             self.play(Write(line2), run_time=b.speech_remaining())
-            self.play(shelf.animate.set_opacity(0.35), run_time=b.remaining())
+            self.play(shelf.animate.set_opacity(0.6), run_time=b.remaining())
 
     # -- pieces of the storyboard ------------------------------------------------------------
     def _specialist(self, topic: str, index: int, names, words, topic_of_word, block) -> dict:

@@ -1,15 +1,40 @@
 """El cierre: where every figure of the lecture comes from, by kind (computed by the project's
 code, a model's published configuration, quoted from the course's texts, as the registry
-records each), and the credits. How to list and audit them goes in the video's description."""
+records each), and the credits. How to list and audit them goes in the video's description.
+
+The registry is drawn as a grid, one cell per number, lit by kind as the voice counts them;
+its frame becomes the credits' card, and the card a tower of blocks (attention and
+feed-forward, «mirar» and «recordar») for the last words."""
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, VGroup, Write
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    ReplacementTransform,
+    RoundedRectangle,
+    Square,
+    SurroundingRectangle,
+    VGroup,
+    Write,
+)
 
 from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.cards import CreditLine
+from scenes.kit.layer_stack import LayerStack
 from scenes.kit.narrated import NarratedScene
+
+GRID_COLUMNS = 32  # the registry drawn as a grid of cells, one per number, filled by kind
+CELL, CELL_GAP = 0.15, 0.035
+TEXT_LEFT = -0.2  # the counts' column, right of the grid
+CARD_FILL = "#1E232F"  # the credits' card: palette.INK at 7 % over palette.BACKGROUND
 
 
 class ClosingCard(NarratedScene):
@@ -25,63 +50,117 @@ class ClosingCard(NarratedScene):
         )
 
         with self.beat("cifras") as b:
-            heading = ty.title("Cada cifra, con su origen").to_edge(UP, buff=0.5)
-            self.play(Write(heading), run_time=b.until("registro"))
-            words = ty.body("números en el registro, cada uno con su origen")
-            self.play(FadeIn(words, shift=UP * 0.2), run_time=b.until("total"))
+            # The registry is the drawing: one cell per number, lit by kind as the voice counts them.
+            heading = ty.title("Cada cifra, con su origen").to_edge(UP, buff=0.4)
+            cells = _registry_grid(size).move_to((-3.75, -0.35, 0))
+            frame = SurroundingRectangle(cells, color=palette.MUTED, buff=0.12, stroke_width=2)
+            self.play(Write(heading), Create(frame), FadeIn(cells, lag_ratio=0.002), run_time=b.until("registro"))
+            words = ty.label("números en el registro,\ncada uno con su origen")
             count = ty.title(ty.fmt_int(size), color=palette.INK).scale(1.5)
-            tally = VGroup(count, words.copy()).arrange(DOWN, buff=0.3).move_to((0, 1.3, 0))
-            self.play(FadeIn(count, scale=0.6), words.animate.move_to(tally[1]), run_time=b.until("calculadas"))
+            tally = VGroup(count, words).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+            tally.move_to((0, 1.55, 0)).align_to((TEXT_LEFT, 0, 0), LEFT)
+            self.play(FadeIn(words, shift=UP * 0.2), run_time=b.until("total"))
+            self.play(FadeIn(count, scale=0.6), Indicate(frame, color=palette.INK), run_time=b.until("calculadas"))
             rows = VGroup(
                 *(
-                    VGroup(ty.body(ty.fmt_int(n), color=color), ty.label(one if n == 1 else many)).arrange(
-                        RIGHT, buff=0.35
-                    )
+                    VGroup(
+                        ty.body(ty.fmt_int(n), color=color), ty.small(one if n == 1 else many, color=palette.INK)
+                    ).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
                     for n, one, many, color in kinds
                 )
-            ).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
-            # Counts right-aligned in one column, their words in the next.
-            column = rows.get_left()[0] + max(row[0].width for row in rows)
-            for row in rows:
-                row[0].align_to((column, 0, 0), RIGHT)
-                row[1].align_to((column + 0.35, 0, 0), LEFT)
-            rows.next_to(tally, DOWN, buff=0.7)
-            for row, mark in zip(rows, ("publicadas", "citadas")):
-                self.play(FadeIn(row, shift=RIGHT * 0.2), run_time=b.until(mark))
-            self.play(FadeIn(rows[-1], shift=RIGHT * 0.2), run_time=b.fraction(0.5))
-            how = ty.small("cómo revisarlas todas: en la descripción del video").to_edge(DOWN, buff=0.45)
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+            rows.next_to(tally, DOWN, buff=0.5).align_to(tally, LEFT)
+            spans = _spans(cells, (computed, published, quoted))
+            for (row, kind, span), mark in zip(zip(rows, kinds, spans), ("publicadas", "citadas")):
+                self.play(
+                    FadeIn(row, shift=RIGHT * 0.2), span.animate.set_fill(kind[3], opacity=0.95), run_time=b.until(mark)
+                )
+            last = spans[-1]
+            ring = SurroundingRectangle(last, color=palette.ATTENTION, buff=0.08) if len(last) else VGroup()
+            self.play(
+                FadeIn(rows[-1], shift=RIGHT * 0.2),
+                last.animate.set_fill(kinds[-1][3], opacity=1.0),
+                Create(ring),
+                run_time=b.fraction(0.5),
+            )
+            how = ty.small("cómo revisarlas todas: en la descripción del video").to_edge(DOWN, buff=0.35)
             self.play(FadeIn(how), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, count, words, rows, how)), run_time=b.remaining())
+            self.wait(b.remaining())
 
         with self.beat("creditos") as b:
-            heading = ty.title("Créditos").to_edge(UP, buff=0.6)
+            heading2 = ty.title("Créditos").to_edge(UP, buff=0.5)
             registered = self.number("params.minilm_l6.display_name")
             model = f"{notation.display_name(registered)} ({registered})"
-            lines = (
-                VGroup(
-                    CreditLine("Ideas y metáforas:", "los textos del curso"),
-                    CreditLine("Resultados de investigación:", "los trabajos citados"),
-                    CreditLine("Animación:", "Manim Community"),
-                    CreditLine("Voz:", "Kokoro (borradores con espeak-ng)"),
-                    CreditLine("Modelo preentrenado:", f"{model}, sentence-transformers"),
-                )
-                .arrange(DOWN, aligned_edge=LEFT, buff=0.5)
-                .move_to((0, -0.4, 0))
-            )
+            lines = VGroup(
+                CreditLine("Ideas y metáforas:", "los textos del curso"),
+                CreditLine("Resultados de investigación:", "los trabajos citados"),
+                CreditLine("Animación:", "Manim Community"),
+                CreditLine("Voz:", "Kokoro (borradores con espeak-ng)"),
+                CreditLine("Modelo preentrenado:", f"{model}, sentence-transformers"),
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.5)
             if lines.width > 13.0:
                 lines.scale_to_fit_width(13.0)
-            self.play(FadeIn(heading), run_time=b.until("ideas"))
-            self.play(FadeIn(lines[0], shift=UP * 0.2), FadeIn(lines[1], shift=UP * 0.2), run_time=b.until("manim"))
+            lines.move_to((0, -0.45, 0))
+            # The registry's frame becomes the credits' card: the stage stays and changes.
+            card = RoundedRectangle(
+                corner_radius=0.2,
+                width=min(lines.width + 0.6, 13.8),
+                height=lines.height + 0.9,
+                color=palette.MUTED,
+                stroke_width=2,
+                # INK at 7 % over the background, as an opaque colour: the role names keep 5:1, and a
+                # frame drawn twice by the renderer (its static layer, then its moving one) looks the same.
+                fill_color=CARD_FILL,
+                fill_opacity=1.0,
+            ).move_to(lines)
+            self.play(
+                FadeOut(VGroup(cells, count, words, rows, ring, how)),
+                ReplacementTransform(heading, heading2),
+                ReplacementTransform(frame, card),
+                FadeIn(lines[0], shift=UP * 0.2),
+                FadeIn(lines[1], shift=UP * 0.2),
+                run_time=b.until("ideas"),
+            )
+            self.play(Indicate(lines[1].who, color=palette.INK, scale_factor=1.05), run_time=b.until("manim"))
             for line, mark in zip(lines[2:], ("voz", "minilm")):
                 self.play(FadeIn(line, shift=UP * 0.2), run_time=b.until(mark))
             self.play(FadeIn(lines[-1], shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, lines)), run_time=b.remaining())
+            self.wait(b.remaining())
 
         with self.beat("fin") as b:
+            # "Mirar y recordar, bloque tras bloque": a tower of blocks, each an attention part
+            # (mirar) and a feed-forward part (recordar), lit as each word is said.
+            tower = LayerStack(TOWER_BLOCKS, height=5.2, width=3.0).move_to((-3.3, -0.1, 0))
             motto = VGroup(ty.title("Mirar,", color=palette.ATTENTION), ty.title("recordar.", color=palette.FFN))
-            motto.arrange(RIGHT, buff=0.4).scale(1.3).move_to((0, 0.6, 0))
-            self.wait(b.until("lema"))
-            self.play(Write(motto[0]), run_time=0.4 * b.speech_remaining())
-            self.play(Write(motto[1]), run_time=b.speech_remaining())
-            thanks = ty.body("Gracias por vernos.").next_to(motto, DOWN, buff=0.8)
+            motto.arrange(DOWN, aligned_edge=LEFT, buff=0.35).scale(1.3).move_to((2.9, 0.7, 0))
+            tower.attention.set_fill(opacity=0.25)
+            tower.ffn.set_fill(opacity=0.25)
+            self.play(
+                FadeOut(VGroup(heading2, lines)),
+                ReplacementTransform(card, tower),
+                run_time=b.until("lema"),
+            )
+            self.play(
+                Write(motto[0]), tower.attention.animate.set_fill(opacity=0.95), run_time=0.4 * b.speech_remaining()
+            )
+            self.play(Write(motto[1]), tower.ffn.animate.set_fill(opacity=0.95), run_time=b.speech_remaining())
+            thanks = ty.body("Gracias por vernos.").next_to(motto, DOWN, buff=0.8).align_to(motto, LEFT)
             self.play(FadeIn(thanks, shift=UP * 0.2), run_time=b.remaining())
+
+
+TOWER_BLOCKS = 6  # a picture of "block after block", not a model's count
+
+
+def _registry_grid(size: int) -> VGroup:
+    """`size` cells in rows of GRID_COLUMNS, in reading order, unlit."""
+    cells = VGroup(*(Square(CELL, stroke_width=0, fill_color=palette.INACTIVE, fill_opacity=0.9) for _ in range(size)))
+    return cells.arrange_in_grid(cols=GRID_COLUMNS, buff=CELL_GAP, flow_order="rd")
+
+
+def _spans(cells: VGroup, counts) -> list[VGroup]:
+    """The cells of each kind, one run after another in reading order."""
+    out, start = [], 0
+    for n in counts:
+        out.append(VGroup(*cells[start : start + n]))
+        start += n
+    return out

@@ -13,6 +13,7 @@ from manim import (
     FadeOut,
     FadeTransform,
     GrowArrow,
+    Indicate,
     ReplacementTransform,
     SurroundingRectangle,
     TransformFromCopy,
@@ -78,8 +79,8 @@ class ExpandContract(NarratedScene):
                 products,
                 ("col_1", "col_2", "col_3", None),
                 left_places=0,
-                top=0.2,
-                scale=0.85,
+                top=0.6,  # right under the product: the sums and the product read as one drawing
+                scale=1.0,
                 wrap=False,
             )
 
@@ -105,13 +106,15 @@ class ExpandContract(NarratedScene):
             target = out.copy()
             VGroup(target, times2, tall, equals2, result).arrange(RIGHT, buff=0.4).move_to(UP * 1.2)
             # The expanded vector becomes the next product's input: it moves, nothing else stays.
+            tall_size = shape_label(tall, n_mid, n_in)
+            # The tall matrix comes as the wide one goes: the product on screen changes, never empties.
             self.play(
                 FadeOut(VGroup(vec, times, matrix, equals, sizes, columns, rule)),
                 out.animate.move_to(target),
+                FadeIn(VGroup(times2, tall, equals2, result.brackets, tall_size)),
                 run_time=b.until("matriz_alta"),
             )
-            tall_size = shape_label(tall, n_mid, n_in)
-            self.play(FadeIn(VGroup(times2, tall, equals2, result.brackets, tall_size)), run_time=b.until("sal_0"))
+            self.play(Indicate(tall_size, color=palette.HIGHLIGHT), run_time=b.until("sal_0"))
             products = self.number("expand_contract.contract_products")
             lines = self._fill_columns(
                 b,

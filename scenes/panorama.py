@@ -16,6 +16,10 @@ from manim import (
     FadeIn,
     FadeOut,
     GrowFromCenter,
+    Indicate,
+    Line,
+    ReplacementTransform,
+    RoundedRectangle,
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
@@ -27,7 +31,7 @@ from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph
 from scenes.kit.badges import model_badge
-from scenes.kit.blocks import FlowArrow, StageBox, stage_row
+from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.layer_stack import LayerStack
 from scenes.kit.matmul import ProductFill
 from scenes.kit.matrix import MatrixMob, VectorRow
@@ -49,30 +53,44 @@ class Panorama(NarratedScene):
         # Each beat ends on its finished picture (so the layout check sees it) and the next
         # beat clears it while its own first element comes in.
         with self.beat("bloque") as b:
-            row = stage_row(
-                StageBox("Tokens", palette.MUTED, width=3.0),
-                StageBox("Atención", palette.ATTENTION, width=3.0),
-                StageBox("Feed-forward", palette.FFN, width=3.0),
-                gap=1.0,
+            # Bottom to top, as a transformer is drawn: a picture as tall as the frame allows.
+            tokens_box = StageBox("Tokens", palette.MUTED, width=3.6, height=1.0)
+            att_box = StageBox("Atención", palette.ATTENTION, width=3.6, height=1.0)
+            ffn_box = StageBox("Feed-forward", palette.FFN, width=3.6, height=1.0)
+            boxes = VGroup(tokens_box, att_box, ffn_box).arrange(UP, buff=0.7).move_to((-1.2, -0.55, 0))
+            row = VGroup(
+                boxes,
+                VGroup(*(FlowArrow(a.get_top(), b.get_bottom(), buff=0.08) for a, b in zip(boxes, boxes[1:]))),
             )
-            tokens_box, att_box, ffn_box = row[0]
-            heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.6)
+            heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.45)
             self.play(FadeIn(heading), Create(row), run_time=b.until("tokens"))
             self.play(tokens_box.light_up(), run_time=b.until("atencion"))
             self.play(tokens_box.light_down(), att_box.light_up(), run_time=b.until("ffn"))
             loop = CurvedArrow(
-                ffn_box.get_bottom() + DOWN * 0.1, att_box.get_bottom() + DOWN * 0.1, color=palette.MUTED, angle=-1.2
+                ffn_box.get_right() + RIGHT * 0.1, att_box.get_right() + RIGHT * 0.1, color=palette.MUTED, angle=-1.6
             )
-            again = ty.label("bloque tras bloque, cada uno con sus pesos", color=palette.MUTED)
-            again.next_to(loop, DOWN, buff=0.2)
+            again = VGroup(
+                ty.label("bloque tras bloque,", color=palette.MUTED),
+                ty.label("cada uno con sus pesos", color=palette.MUTED),
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+            again.next_to(loop, RIGHT, buff=0.3)
             self.play(att_box.light_down(), ffn_box.light_up(), run_time=b.fraction(0.4))
             self.play(Create(loop), FadeIn(again), run_time=b.speech_remaining())
-            stage = VGroup(row, heading, loop, again)
+            stage = VGroup(row, heading, loop, again)  # its parts go their own ways in the next beat
 
         tokens = TokenRow(WORDS, gap=1.2).move_to(DOWN * 0.4)
         with self.beat("mezclar") as b:
             heading = ty.title("Atención: mezcla entre tokens", color=palette.ATTENTION).to_edge(UP, buff=0.6)
-            self.play(FadeOut(stage), FadeIn(heading), FadeIn(tokens), run_time=b.until("mirar"))
+            # The block's attention box grows into the room where the tokens mix; the tokens' box
+            # becomes the row of tokens.
+            att_room = _room(palette.ATTENTION)
+            self.play(
+                FadeOut(VGroup(row[1], ffn_box, att_box.label, loop, again, stage[1])),
+                ReplacementTransform(att_box.box, att_room),
+                ReplacementTransform(tokens_box, tokens),
+                FadeIn(heading),
+                run_time=b.until("mirar"),
+            )
             # Causal, like the lecture's models: every arc joins a token to one before it, and
             # the bold ones are «come» reading «el» and «perro».
             arcs = attention_arcs(tokens, focus=READER)
@@ -84,8 +102,16 @@ class Panorama(NarratedScene):
             stage = VGroup(heading, arcs, reads, caption)
 
         with self.beat("pensar") as b:
-            heading = ty.title("Feed-forward: cada token a solas", color=palette.FFN).to_edge(UP, buff=0.6)
-            self.play(FadeOut(stage), FadeIn(heading), tokens.animate.shift(UP * 1.4), run_time=b.until("solo"))
+            heading2 = ty.title("Feed-forward: cada token a solas", color=palette.FFN).to_edge(UP, buff=0.6)
+            ffn_room = _room(palette.FFN)
+            self.play(
+                FadeOut(VGroup(arcs, reads, caption)),
+                ReplacementTransform(heading, heading2),
+                ReplacementTransform(att_room, ffn_room),
+                tokens.animate.shift(UP * 1.4),
+                run_time=b.until("solo"),
+            )
+            heading = heading2
             boxes = VGroup(
                 *(
                     StageBox("FFN", palette.FFN, width=1.8, height=0.9).next_to(chip, DOWN, buff=1.0)
@@ -96,13 +122,15 @@ class Panorama(NarratedScene):
             self.play(Create(arrows), GrowFromCenter(boxes), run_time=b.until("mismas"))
             same = ty.body("las mismas W₁ y W₂ para todos", color=palette.FFN).next_to(boxes, DOWN, buff=0.7)
             self.play(FadeIn(same), *(box.light_up() for box in boxes), run_time=b.speech_remaining())
-            stage = VGroup(heading, tokens, boxes, arrows, same)
+            stage = VGroup(heading, tokens, boxes, arrows, same, ffn_room)
 
         with self.beat("aportes") as b:
             heading = ty.title("Lo que aporta la capa feed-forward").to_edge(UP, buff=0.6)
-            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("no_lineal"))
             nonlinear = self._nonlinearity_card().move_to(LEFT * 3.4 + DOWN * 0.3)
-            self.play(FadeIn(nonlinear, shift=UP * 0.2), run_time=b.until("atencion_promedia"))
+            self.play(FadeOut(stage), FadeIn(heading), FadeIn(nonlinear, shift=UP * 0.2), run_time=b.until("no_lineal"))
+            self.play(
+                Indicate(nonlinear[1], color=palette.ACTIVE, scale_factor=1.03), run_time=b.until("atencion_promedia")
+            )
             # What attention gives each token: a weighted average of linearly projected vectors.
             average = self._attention_average().move_to(RIGHT * 3.4 + DOWN * 0.3)
             self.play(FadeIn(average, shift=UP * 0.2), run_time=b.until("capacidad"))
@@ -113,9 +141,15 @@ class Panorama(NarratedScene):
         with self.beat("apilar") as b:
             heading = ty.title("Los bloques se apilan").to_edge(UP, buff=0.6)
             stacks = self._stacks()
-            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("gpt2"))
             badge = model_badge(self, "gpt2_small").next_to(stacks[0][0], UP, buff=0.4)
-            self.play(FadeIn(stacks[0], shift=UP * 0.2), FadeIn(badge), run_time=b.until("gpt3"))
+            self.play(
+                FadeOut(stage),
+                FadeIn(heading),
+                FadeIn(stacks[0], shift=UP * 0.2),
+                FadeIn(badge),
+                run_time=b.until("gpt2"),
+            )
+            self.play(Indicate(stacks[0][0], color=palette.INK, scale_factor=1.05), run_time=b.until("gpt3"))
             self.play(FadeIn(stacks[1], shift=UP * 0.2), run_time=b.until("sin_ffn"))
             towers = [stack[0] for stack in stacks]
             # Dong et al. 2021: attention alone (no FFN, no residual connections) loses rank
@@ -141,15 +175,16 @@ class Panorama(NarratedScene):
             left, right, result, times, equals = factors.mats
             fill = ProductFill(left, right, result)
             fill.hide_entries()
-            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("dos_mapas"))
-            self.play(FadeIn(VGroup(left, right, times, *factors.labels[:2])), run_time=b.until("producto") * 0.3)
-            self.wait(b.until("producto"))
+            self.play(
+                FadeOut(stage), FadeIn(heading), FadeIn(VGroup(left, factors.labels[0])), run_time=b.until("dos_mapas")
+            )
+            self.play(FadeIn(VGroup(right, times, factors.labels[1])), run_time=b.until("producto"))
             self.play(FadeIn(equals), FadeIn(result.brackets), FadeIn(factors.labels[2]), run_time=b.fraction(0.1))
             for k in range(len(fill)):
                 last = k == len(fill) - 1
                 run = b.until("una_sola") if last else b.until("una_sola") / (len(fill) - k)
                 self.play(*fill.step(k), run_time=run)
-            law = ty.math(r"x\,W_1\,W_2 = x\,(W_1 W_2)").next_to(factors, DOWN, buff=0.8)
+            law = ty.math(r"x\,W_1\,W_2 = x\,(W_1 W_2)").next_to(factors, DOWN, buff=0.35)
             one = ty.body("una sola matriz: una sola capa", color=palette.HIGHLIGHT).next_to(law, DOWN, buff=0.4)
             self.play(FadeOut(VGroup(*fill.boxes())), Write(law), FadeIn(one), run_time=b.speech_remaining())
             stage = VGroup(heading, factors, law, one)
@@ -157,9 +192,22 @@ class Panorama(NarratedScene):
         with self.beat("relu") as b:
             heading = ty.title("Con una ReLU en medio").to_edge(UP, buff=0.6)
             rows = self._relu_rows()
-            self.play(FadeOut(stage), FadeIn(heading), run_time=b.until("entrada"))
+            names = VGroup(*(r[0] for r in rows))
+            ghosts = names.copy().set_opacity(0.35)  # the table to fill, dim until each row is computed
+            # A rule between the names and their values: the five rows read as one table.
+            rule = Line(
+                (-1.95, rows.get_top()[1] + 0.05, 0),
+                (-1.95, rows.get_bottom()[1] - 0.05, 0),
+                color=palette.MUTED,
+                stroke_width=2,
+            )
+            self.play(FadeOut(stage), FadeIn(heading), FadeIn(ghosts), Create(rule), run_time=b.until("entrada"))
+            self.remove(*ghosts)
+            self.add(*ghosts[1:])
             self.play(FadeIn(rows[0]), run_time=b.until("oculta"))
+            self.remove(ghosts[1])
             self.play(FadeIn(rows[1][0]), TransformFromCopy(rows[0][1], rows[1][1]), run_time=b.until("apagar"))
+            self.remove(ghosts[2])
             silenced = self._silenced_marks(rows[1][1], rows[2][1])
             self.play(
                 FadeIn(rows[2][0]),
@@ -167,11 +215,13 @@ class Panorama(NarratedScene):
                 FadeIn(silenced),
                 run_time=b.until("salida"),
             )
+            self.remove(ghosts[3])
             self.play(FadeIn(rows[3][0]), TransformFromCopy(rows[2][1], rows[3][1]), run_time=b.until("atajo"))
+            self.remove(ghosts[4])
             self.play(FadeIn(rows[4][0]), TransformFromCopy(rows[0][1], rows[4][1]), run_time=b.until("comparar"))
             verdict = self._verdict(rows[3][1], rows[4][1])
             self.play(FadeIn(verdict), run_time=b.speech_remaining())
-            stage = VGroup(heading, rows, silenced, verdict)
+            stage = VGroup(heading, rows, silenced, verdict, rule)
 
         with self.beat("cierre") as b:
             lines = (
@@ -181,10 +231,19 @@ class Panorama(NarratedScene):
                     ty.body("La capa feed-forward: no linealidad, token a token.", color=palette.FFN),
                 )
                 .arrange(DOWN, buff=0.35)
-                .move_to(UP * 1.2)
+                .move_to(UP * 2.1)
             )
-            self.play(FadeOut(stage), FadeIn(lines), run_time=b.until("xor"))
-            xor = ty.title("XOR", color=palette.HIGHLIGHT).scale(1.6).next_to(lines, DOWN, buff=0.9)
+            if lines.width > 13.0:
+                lines.scale_to_fit_width(13.0)
+            # The broken collapse stays on the stage, smaller, under what it showed.
+            table = VGroup(rows, silenced, verdict, rule)
+            self.play(
+                FadeOut(heading),
+                table.animate.scale(0.85).align_to((-6.7, 0, 0), LEFT).set_y(-1.35),
+                FadeIn(lines),
+                run_time=b.until("xor"),
+            )
+            xor = ty.title("XOR", color=palette.HIGHLIGHT).scale(1.6).move_to((5.3, 0.1, 0))
             self.play(Write(xor), run_time=b.speech_remaining())
             self.wait(b.remaining())
 
@@ -253,7 +312,7 @@ class Panorama(NarratedScene):
         rows = VGroup()
         for tex, values, places in specs:
             rows.add(VGroup(ty.math(tex + "="), VectorRow(values, places=places)))
-        rows.arrange(DOWN, buff=0.42).move_to(DOWN * 0.55)
+        rows.arrange(DOWN, buff=0.32).move_to(DOWN * 0.55)  # close enough to read as one table
         for label, vector in rows:
             label.move_to((-2.1, label.get_center()[1], 0), aligned_edge=RIGHT)
             vector.move_to((-1.8, vector.get_center()[1], 0), aligned_edge=LEFT)
@@ -281,6 +340,13 @@ class Panorama(NarratedScene):
         return VGroup(boxes, differs, note)
 
 
+def _room(color) -> RoundedRectangle:
+    """The stage of one sublayer: a large box in its colour, where the tokens go through it."""
+    return RoundedRectangle(
+        corner_radius=0.3, width=11.0, height=4.6, color=color, stroke_width=3, fill_color=color, fill_opacity=0.06
+    ).move_to((0, -0.55, 0))
+
+
 class ProductLayout(VGroup):
     """left · right = result in one row, each with its name above."""
 
@@ -293,6 +359,6 @@ class ProductLayout(VGroup):
             *(ty.math(t).next_to(m, UP, buff=0.3) for t, m in ((r"W_1", left), (r"W_2", right), (r"W_1 W_2", result)))
         )
         self.add(row, self.labels)
-        if self.width > 12.6:  # keep clear of the frame's edges at any matrix size
-            self.scale_to_fit_width(12.6)
+        # As large as the frame allows: the product is the beat's whole picture.
+        self.scale(min(12.6 / self.width, 3.4 / self.height))
         self.move_to(UP * 0.2)

@@ -12,6 +12,8 @@ from manim import (
     Create,
     FadeIn,
     FadeOut,
+    Indicate,
+    Rectangle,
     ReplacementTransform,
     Transform,
     VGroup,
@@ -45,18 +47,25 @@ class Relu(NarratedScene):
         raw = self.number("pretrained.minilm.sample_pre_activations")
         width = self.number("pretrained.minilm.d_ff")
 
-        formula = ty.math(r"\mathrm{ReLU}(x) = \max(0,\ x)").scale(1.2).to_edge(UP, buff=0.5)
+        formula = ty.math(r"\mathrm{ReLU}(x) = \max(0,\ x)").scale(1.5).to_edge(UP, buff=0.4)
         with self.beat("regla") as b:
-            graph_rule = ActivationGraph(width=7.0, height=4.4).next_to(formula, DOWN, buff=0.7)
+            graph_rule = ActivationGraph(width=8.0, height=5.0).next_to(formula, DOWN, buff=0.5)
             graph = graph_rule
-            self.play(Create(graph), run_time=b.until("formula"))
-            self.play(Write(formula), run_time=b.until("negativos"))
+            # "Cada neurona calcula primero un número": MiniLM's ten preactivations on the axis.
+            raw_dots, _ = on_axis_then_at(graph, raw, raw)
+            self.play(Create(graph), FadeIn(raw_dots, lag_ratio=0.2), run_time=b.until("formula"))
+            # The rule drawn as the formula is said, and the ten numbers sent through it.
+            rule = graph.curve(relu1, palette.MUTED, stroke_width=6)
+            _, raw_out = on_axis_then_at(graph, raw, [relu1(v) for v in raw], color_off=palette.NEGATIVE)
+            self.play(Write(formula), Create(rule), Transform(raw_dots, raw_out), run_time=b.until("negativos"))
+            # The two halves of the rule as regions of the input: off on the left, through on the right.
+            off_zone, on_zone = _half_planes(graph)
             flat = graph.curve(relu1, palette.NEGATIVE, x_max=0.0, stroke_width=8)
             flat_label = graph.label_at("negativo → 0", -1.0, 0.0, UP, color=palette.NEGATIVE, buff=0.3)
-            self.play(Create(flat), FadeIn(flat_label), run_time=b.until("positivos"))
+            self.play(FadeIn(off_zone), Create(flat), FadeIn(flat_label), run_time=b.until("positivos"))
             ramp = graph.curve(relu1, palette.ACTIVE, x_min=0.0, stroke_width=8)
             ramp_label = graph.label_at("positivo → pasa igual", 1.0, 1.0, RIGHT, color=palette.ACTIVE, buff=0.4)
-            self.play(Create(ramp), FadeIn(ramp_label), run_time=b.speech_remaining())
+            self.play(FadeIn(on_zone), Create(ramp), FadeIn(ramp_label), run_time=b.speech_remaining())
 
         # (The ten neurons one by one on a row was cut: the needles' tray shows the same; here
         # they appear once, as points on MiniLM's own curve.)
@@ -70,7 +79,9 @@ class Relu(NarratedScene):
             badge.next_to(graph, RIGHT, buff=0.5)  # right of the curves; the citation takes the corner
             ideal = graph.curve(relu1, palette.MUTED, stroke_width=3)
             self.play(
-                FadeOut(VGroup(graph_rule, flat, ramp, flat_label, ramp_label, formula)),
+                FadeOut(
+                    VGroup(graph_rule, rule, raw_dots, off_zone, on_zone, flat, ramp, flat_label, ramp_label, formula)
+                ),
                 FadeIn(heading),
                 FadeIn(caption),
                 FadeIn(badge),
@@ -112,12 +123,27 @@ class Relu(NarratedScene):
             self.play(grid.light_up(), FadeIn(count), run_time=b.speech_remaining())
 
         with self.beat("cierre") as b:
-            heading3 = ty.title("Cada neurona es un detector").to_edge(UP, buff=1.2)
-            self.play(FadeOut(VGroup(heading2, grid, count, badge)), FadeIn(heading3), run_time=b.until("pregunta"))
-            question = ty.body("¿Está mi patrón en lo que recibo?").next_to(heading3, DOWN, buff=1.1)
+            # The layer stays: it moves left, and each of its neurons is the detector the voice describes.
+            heading3 = ty.title("Cada neurona es un detector").to_edge(UP, buff=0.5)
+            self.play(
+                FadeOut(VGroup(count, badge)),
+                ReplacementTransform(heading2, heading3),
+                grid.animate.scale_to_fit_width(9.0).move_to((0, 0.85, 0)),
+                run_time=b.until("pregunta"),
+            )
+            question = ty.body("¿Está mi patrón en lo que recibo?").move_to((0, -1.55, 0))
+            answers = _answers().move_to((0, -2.65, 0))
             self.play(FadeIn(question), run_time=b.until("respuesta"))
-            answers = _answers().next_to(question, DOWN, buff=0.8)
-            self.play(FadeIn(answers, shift=UP * 0.2), run_time=b.speech_remaining())
+            self.play(
+                FadeIn(answers[0], shift=UP * 0.2),
+                Indicate(grid.firing, color=palette.ACTIVE, scale_factor=1.0),
+                run_time=0.5 * b.speech_remaining(),
+            )
+            self.play(
+                FadeIn(answers[1], shift=UP * 0.2),
+                Indicate(grid.all_cells, color=palette.MUTED, scale_factor=1.0),
+                run_time=b.speech_remaining(),
+            )
 
     def _sample_caption(self):
         blocks = self.number("params.minilm_l6.n_layers")
@@ -138,6 +164,19 @@ def _count_line(on: int, total: int, word: str) -> VGroup:
     return VGroup(OnIcon(), text).arrange(RIGHT, buff=0.3)
 
 
+def _half_planes(graph: ActivationGraph) -> tuple[Rectangle, Rectangle]:
+    """The graph's left half (negative inputs, silenced) and right half (positive, passed),
+    above the x-axis."""
+    # Above the axis only: the axis' name, under it, keeps the background behind it.
+    (x0, y0, _), (x1, y1, _) = graph.axes.c2p(graph.x_range[0], 0.0), graph.axes.c2p(graph.x_range[1], 2.0)
+    mid = graph.axes.c2p(0.0, 0.0)[0]
+    zones = []
+    for left, right, color in ((x0, mid, palette.NEGATIVE), (mid, x1, palette.ACTIVE)):
+        zone = Rectangle(width=right - left, height=y1 - y0, stroke_width=0, fill_color=color, fill_opacity=0.14)
+        zones.append(zone.move_to(((left + right) / 2, (y0 + y1) / 2, 0)).set_z_index(-1))
+    return zones[0], zones[1]
+
+
 def _legend(graph: ActivationGraph) -> VGroup:
     relu_key = ty.small("ReLU (ideal)", color=palette.MUTED)
     gelu_key = ty.small("GELU (MiniLM)", color=palette.FFN)
@@ -147,8 +186,7 @@ def _legend(graph: ActivationGraph) -> VGroup:
 
 
 def _answers() -> VGroup:
-    yes = VGroup(OnIcon(0.18), ty.body("sí: se enciende y aporta", color=palette.ACTIVE)).arrange(RIGHT, buff=0.4)
-    no = VGroup(OffIcon(0.18), ty.body("no: se apaga (con GELU, casi)", color=palette.MUTED)).arrange(RIGHT, buff=0.4)
-    answers = VGroup(yes, no).arrange(DOWN, aligned_edge=LEFT, buff=0.5)
-    no[1].align_to(yes[1], LEFT)  # texts in one column, whatever each icon's width
-    return answers
+    """The detector's two answers side by side, under the layer they describe."""
+    yes = VGroup(OnIcon(0.16), ty.label("sí: se enciende y aporta", color=palette.ACTIVE)).arrange(RIGHT, buff=0.3)
+    no = VGroup(OffIcon(0.16), ty.label("no: se apaga (con GELU, casi)", color=palette.MUTED)).arrange(RIGHT, buff=0.3)
+    return VGroup(yes, no).arrange(RIGHT, buff=0.9)

@@ -17,14 +17,18 @@ from manim import (
     UP,
     UR,
     Brace,
+    Circle,
     Create,
     DashedLine,
     FadeIn,
     FadeOut,
     GrowFromEdge,
+    Indicate,
     LaggedStart,
     Line,
     Rectangle,
+    ReplacementTransform,
+    RoundedRectangle,
     SurroundingRectangle,
     Transform,
     VGroup,
@@ -37,6 +41,7 @@ from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph, on_axis_then_at
 from scenes.kit.badges import model_badge
+from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.matrix import MatrixMob, VectorRow, value_color
 from scenes.kit.narrated import NarratedScene
 from scenes.kit.stamps import ink_color
@@ -79,27 +84,35 @@ class Stencil(NarratedScene):
 
         gate_tex, paint_tex, out_tex = r"\mathrm{Swish}(x\,W_1)", r"x\,W_3", r"W_2"
         formula = n.swiglu_formula(substrings_to_isolate=[gate_tex, paint_tex, out_tex], color=palette.INK)
-        formula.scale(1.25).move_to(UP * 0.3)
+        formula.scale(1.25).move_to(UP * 1.75)
         swish_part, paint_part = formula.get_part_by_tex(gate_tex), formula.get_part_by_tex(paint_tex)
         w2_part = formula.get_part_by_tex(out_tex)
         with self.beat("formula") as b:
-            self.play(Write(formula), run_time=b.until("formula"))
-            self.wait(b.until("ramas"))
+            # The gated layer as a picture first (the voice says "con compuerta"), its formula over it.
+            diagram = _GatedDiagram()
+            self.play(
+                LaggedStart(*(FadeIn(part) for part in diagram.parts), lag_ratio=0.15), run_time=b.until("formula")
+            )
+            self.play(Write(formula), run_time=b.until("ramas"))
             boxes = VGroup(
                 SurroundingRectangle(swish_part, color=palette.ACTIVE, buff=0.1),
                 SurroundingRectangle(paint_part, color=palette.POSITIVE, buff=0.1),
             )
-            self.play(Create(boxes), run_time=b.until("contenido"))
+            self.play(Create(boxes), Indicate(diagram.inputs, color=palette.INK), run_time=b.until("contenido"))
             content = _brace_note(paint_part, "contenido: la pintura", UP, palette.POSITIVE)
-            self.play(FadeIn(content), run_time=b.until("compuerta"))
+            self.play(FadeIn(content), diagram.paint.light_up(), run_time=b.until("compuerta"))
             gate_note = _brace_note(swish_part, "compuerta: la plantilla", DOWN, palette.ACTIVE)
-            self.play(FadeIn(gate_note), run_time=b.speech_remaining())
+            self.play(
+                FadeIn(gate_note), diagram.paint.light_down(), diagram.gate.light_up(), run_time=b.speech_remaining()
+            )
 
         with self.beat("ejemplo") as b:
             small_formula = formula.copy().scale(0.55).to_corner(UP + LEFT, buff=0.35)
+            lanes = _channel_lanes(xs)
             self.play(
-                FadeOut(VGroup(boxes, content, gate_note)),
+                FadeOut(VGroup(boxes, content, gate_note, diagram)),
                 Transform(formula, small_formula),
+                LaggedStart(*(FadeIn(lane) for lane in lanes), lag_ratio=0.1),
                 run_time=b.until("entrada"),
             )
             x_row = VectorRow(x, places=2, font_size=ty.LABEL_SIZE)
@@ -205,17 +218,24 @@ class Stencil(NarratedScene):
                 spotlight,
                 amplified,
                 x_group,
+                lanes,
             )  # drawn in this order
             graph = ActivationGraph(
                 x_range=(-3.0, 2.5), y_range=(-0.6, 2.2), width=9.0, height=5.2, x_label=r"x W_1"
             ).move_to(DOWN * 0.45)
             heading = ty.body("Swish frente a ReLU").to_corner(UP + RIGHT, buff=0.4)
-            play_in_steps(self, b.until("relu"), (FadeOut(stage), 0.45), ((FadeIn(graph), FadeIn(heading)), None))
-            relu_curve = graph.curve(relu1, palette.MUTED, stroke_width=4)
+            relu_curve = graph.curve(relu1, palette.MUTED, stroke_width=6)
             # Each name beside its own curve: ReLU's on its flat zero (Swish runs below the axis
             # there), Swish's under its curve on the right (ReLU runs above it there).
             relu_key = graph.label_at("ReLU: corta en seco", -1.9, 0.0, UP, color=palette.MUTED)
-            self.play(Create(relu_curve), FadeIn(relu_key), run_time=b.until("suave"))
+            play_in_steps(
+                self,
+                b.until("relu"),
+                (FadeOut(stage), 0.4),
+                ((FadeIn(graph), FadeIn(heading), Create(relu_curve), FadeIn(relu_key)), None),
+            )
+            flat = graph.curve(relu1, palette.INK, x_max=0.0, stroke_width=8)
+            self.play(Create(flat), run_time=b.until("suave"))
             swish_curve = graph.curve(swish_value, palette.FFN, stroke_width=6)
             swish_key = graph.label_at("Swish: suave", 1.0, swish_value(1.0), DOWN + RIGHT, color=palette.FFN, buff=0.2)
             self.play(Create(swish_curve), FadeIn(swish_key), run_time=b.until("negativo"))
@@ -233,21 +253,35 @@ class Stencil(NarratedScene):
         with self.beat("contraer") as b:
             w_down = self.number("stencil.w_down")
             output = self.number("stencil.output")
+            sheet = _contraction(product, w_down, output)
+            marks, h_col, times, matrix, line, out_row, names = sheet  # "Falta la tercera matriz": W_2 first
             self.play(
                 FadeOut(
-                    VGroup(graph, heading, relu_curve, relu_key, swish_curve, swish_key, dip, bottom, dip_note, on_axis)
+                    VGroup(
+                        graph,
+                        heading,
+                        relu_curve,
+                        flat,
+                        relu_key,
+                        swish_curve,
+                        swish_key,
+                        dip,
+                        bottom,
+                        dip_note,
+                        on_axis,
+                    )
                 ),
+                FadeIn(matrix),
+                FadeIn(names[1]),
+                w2_part.animate.set_color(palette.HIGHLIGHT),
                 run_time=b.until("recoger"),
             )
-            sheet = _contraction(product, w_down, output)
-            marks, h_col, times, matrix, line, out_row, names = sheet
             self.play(
                 FadeIn(marks),
                 FadeIn(h_col),
                 FadeIn(times),
-                FadeIn(matrix),
-                FadeIn(names),
-                w2_part.animate.set_color(palette.HIGHLIGHT),
+                FadeIn(names[0]),
+                FadeIn(names[2]),
                 run_time=b.until("salida"),
             )
             self.play(Create(line), run_time=0.2 * b.until("comprobar"))
@@ -263,11 +297,8 @@ class Stencil(NarratedScene):
             multiple = self.number("swiglu.llama2_7b.multiple_of")
             width = self.number("swiglu.llama2_7b.width")
             heading = ty.body("El precio de una matriz más").to_corner(UP + LEFT, buff=0.45)  # the badge: UR
-            self.play(FadeOut(VGroup(sheet, check, self.column_box)), run_time=b.until("tres"))
+            self.play(Indicate(matrix, color=palette.HIGHLIGHT, scale_factor=1.04), run_time=b.until("tres"))
             llama = model_badge(self, "llama2_7b").to_corner(UR, buff=0.3)
-            self.play(
-                FadeOut(formula), FadeIn(heading, shift=DOWN * 0.2), FadeIn(llama), run_time=b.until("relu_ancho")
-            )
             unit = BAR_LENGTH / relu_width
             relu_bar = _bar(relu_width * unit, palette.MUTED).move_to((BAR_LEFT + relu_width * unit / 2, 1.3, 0))
             relu_note = VGroup(
@@ -277,7 +308,19 @@ class Stencil(NarratedScene):
                 ty.small(f"(d = {ty.fmt_int(d)})"),
             ).arrange(RIGHT, buff=0.2)
             relu_note.next_to(relu_bar, UP, buff=0.25).align_to(relu_bar, LEFT)
-            self.play(GrowFromEdge(relu_bar, LEFT), FadeIn(relu_note), run_time=b.until("dos_tercios"))
+            # W_2 turns into the width it had in a classic layer: the drawing goes on.
+            self.play(
+                FadeOut(VGroup(marks, h_col, times, names, line, out_row, check, self.column_box, formula)),
+                ReplacementTransform(matrix, relu_bar),
+                FadeIn(heading, shift=DOWN * 0.2),
+                FadeIn(llama),
+                run_time=b.until("relu_ancho"),
+            )
+            self.play(
+                FadeIn(relu_note),
+                Indicate(relu_bar, color=palette.INK, scale_factor=1.02),
+                run_time=b.until("dos_tercios"),
+            )
             cut_x = BAR_LEFT + thirds * unit
             thirds_bar = _bar(thirds * unit, palette.FFN)
             thirds_bar.move_to((BAR_LEFT + thirds * unit / 2, -0.9, 0))
@@ -304,22 +347,21 @@ class Stencil(NarratedScene):
             self.play(
                 Create(ruler), Transform(thirds_bar, final_bar), FadeIn(round_note), run_time=b.speech_remaining()
             )
-            self.play(
-                FadeOut(VGroup(relu_note, relu_bar, cut, thirds_bar, thirds_note, ruler, round_note)),
-                run_time=b.remaining(),
-            )
+            self.wait(b.remaining())
 
         with self.beat("balance") as b:
             relu_params = self.number("swiglu.llama2_7b.relu_params")
             swiglu_params = self.number("swiglu.llama2_7b.swiglu_params")
             increase = self.number("stencil.param_increase")
-            self.wait(b.until("antes"))
+            # The cut joins the two widths until the matrices take their place.
+            self.play(FadeOut(VGroup(relu_note, thirds_note, ruler, round_note)), run_time=b.until("antes"))
             two = _matrices(2, relu_width * unit, palette.MUTED).move_to((BAR_LEFT + relu_width * unit / 2, 1.6, 0))
             two_name = ty.label("ReLU").next_to(two, LEFT, buff=0.3)
             two_count = _count(r"2 \cdot d \cdot 4d", relu_params, palette.INK).next_to(two, DOWN, buff=0.25)
             two_count.align_to(two, LEFT)
             self.play(
-                LaggedStart(*(GrowFromEdge(m, LEFT) for m in two), lag_ratio=0.4),
+                ReplacementTransform(relu_bar, two),
+                FadeOut(cut),
                 FadeIn(two_name),
                 FadeIn(two_count),
                 run_time=b.until("despues"),
@@ -334,7 +376,7 @@ class Stencil(NarratedScene):
             three_width.next_to(three, RIGHT, buff=0.35)
             three_count.add(three_width)
             self.play(
-                LaggedStart(*(GrowFromEdge(m, LEFT) for m in three), lag_ratio=0.4),
+                ReplacementTransform(thirds_bar, three),
                 FadeIn(three_name),
                 FadeIn(three_count),
                 run_time=b.until("igual"),
@@ -377,6 +419,54 @@ class Stencil(NarratedScene):
             steps.append(((Transform(boxes[0], boxes[j]), FadeIn(out_row[j])), None if j == count - 1 else 1 / count))
         play_in_steps(self, window, *steps)
         self.column_box = boxes[0]
+
+
+class _GatedDiagram(VGroup):
+    """SwiGLU's layer as boxes: x proposes paint (x W_3) and cuts the stencil (Swish(x W_1)),
+    the two meet in a product, and W_2 gathers it back."""
+
+    def __init__(self):
+        super().__init__()
+        y_paint, y_gate, y_mid = -0.95, -2.85, -1.9
+        source = StageBox("x", palette.INK, width=1.1, height=0.9).move_to((-5.6, y_mid, 0))
+        self.paint = StageBox("x W₃", palette.POSITIVE, width=2.8, height=0.9).move_to((-2.0, y_paint, 0))
+        self.gate = StageBox("Swish(x W₁)", palette.ACTIVE, width=2.8, height=0.9).move_to((-2.0, y_gate, 0))
+        times = VGroup(Circle(radius=0.38, color=palette.INK, stroke_width=3), ty.math(r"\odot"))
+        times.move_to((1.1, y_mid, 0))
+        out = StageBox("· W₂", palette.MUTED, width=1.6, height=0.9).move_to((3.3, y_mid, 0))
+        result = ty.body("salida").move_to((5.6, y_mid, 0))
+        self.inputs = VGroup(
+            FlowArrow(source.get_right(), self.paint.get_left()), FlowArrow(source.get_right(), self.gate.get_left())
+        )
+        joins = VGroup(
+            FlowArrow(self.paint.get_right(), times.get_center() + (-0.3, 0.25, 0)),
+            FlowArrow(self.gate.get_right(), times.get_center() + (-0.3, -0.25, 0)),
+            FlowArrow(times.get_right(), out.get_left()),
+            FlowArrow(out.get_right(), result.get_left()),
+        )
+        self.parts = (source, self.inputs, VGroup(self.paint, self.gate), joins[:2], times, joins[2:], out, result)
+        self.add(*self.parts)
+
+
+def _channel_lanes(xs) -> VGroup:
+    """One lane per hidden channel, from the paint down to the paper: the stage the rows fill."""
+    top, bottom = PAINT_Y + 0.3, PRODUCT_Y - 0.35
+    return VGroup(
+        *(
+            RoundedRectangle(
+                corner_radius=0.12,
+                width=PITCH * 0.86,
+                height=top - bottom,
+                color=palette.MUTED,
+                stroke_width=2.5,
+                fill_color=palette.INK,
+                fill_opacity=0.05,
+            )
+            .move_to((x, (top + bottom) / 2, 0))
+            .set_z_index(-1)
+            for x in xs
+        )
+    )
 
 
 def _brace_note(part, text: str, direction, color) -> VGroup:

@@ -51,9 +51,13 @@ class TitleCard(NarratedScene):
             self.play(Write(title), FadeIn(subtitle, shift=UP * 0.2), run_time=b.until("gancho"))
             bar = ShareBar(share, width=11.0, height=1.1).move_to((0, -1.2, 0))
             caption = ty.body(f"{ty.fmt_percent(share)} de los parámetros de {model}").next_to(bar, DOWN, buff=0.35)
-            # Dark, bold type on the bright fill: the label must read at 854x480.
+            # Dark, bold type on the fill made opaque: 6,8:1 (WCAG AA asks 4,5:1), large enough to read.
+            bar.fill.set_fill(opacity=1.0)
             inside = ty.body(f"capas feed-forward · {blocks} bloques", color=palette.BACKGROUND, weight="BOLD")
-            inside.scale_to_fit_height(0.36).move_to(bar.fill)
+            inside.scale_to_fit_height(0.42)
+            if inside.width > bar.fill.width - 0.4:
+                inside.scale_to_fit_width(bar.fill.width - 0.4)
+            inside.move_to(bar.fill)
             self.play(Create(bar.frame), FadeIn(bar.rest), run_time=0.3 * b.until("tercios"))
             badge = model_badge(self, "llama2_7b").to_corner(DR, buff=0.3)
             self.play(GrowFromEdge(bar.fill, LEFT), FadeIn(caption), FadeIn(badge), run_time=0.7 * b.until("tercios"))
@@ -62,11 +66,13 @@ class TitleCard(NarratedScene):
             tick = bar.tick(self.number("iceberg.ideal.ffn_share"))
             tick_label = ty.label("dos tercios", color=palette.ATTENTION).next_to(tick, UP, buff=0.12)
             self.play(Create(tick), FadeIn(tick_label), run_time=b.speech_remaining())
+            # The bar stays until the map's slots take its place: no title over an empty frame.
             self.play(
-                FadeOut(VGroup(bar, tick, tick_label, caption, inside, subtitle, badge)),
+                FadeOut(VGroup(subtitle, badge)),
                 title.animate.scale(0.55).to_edge(UP, buff=0.3),
                 run_time=b.remaining(),
             )
+            hook = VGroup(bar, tick, tick_label, caption, inside)
 
         # The map: every other scene of the plan, in the order they play, by its script title.
         entries = [c for c in chapters() if c.script != self.script]
@@ -78,7 +84,11 @@ class TitleCard(NarratedScene):
 
         with self.beat("mapa") as b:
             slots = VGroup(*(tile.slot() for tile in tiles))
-            self.play(LaggedStart(*(Create(slot) for slot in slots), lag_ratio=0.05), run_time=b.until("recorrido"))
+            self.play(
+                FadeOut(hook),
+                LaggedStart(*(Create(slot) for slot in slots), lag_ratio=0.05),
+                run_time=b.until("recorrido"),
+            )
             # The voice tells the three parts; the lines come in, in playing order, meanwhile.
             self.play(
                 LaggedStart(*(FadeIn(tile, shift=RIGHT * 0.15) for tile in tiles), lag_ratio=0.5),

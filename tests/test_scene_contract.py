@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from lecture.plan import load_plan
+from scenes.kit.contrast import contrast_problems
 from scenes.kit.figures import unsourced_figures
 from voiceover.script import load_script
 
@@ -52,6 +53,7 @@ class SkippedRun:
     layout_problems: tuple[str, ...]
     visible_texts: dict  # beat -> every string shown in it (texts as written, formulas as TeX), from the log
     shown: dict  # beat -> the same, as this test finds it on screen (a check of the log)
+    contrast_problems: tuple[str, ...] = ()  # texts under 4.5:1 against what is behind them
 
 
 def _shown_strings(scene) -> list[str]:
@@ -107,6 +109,7 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
     spec.loader.exec_module(module)
     texts: list[str] = []
     shown: dict[str, list[str]] = {}
+    low_contrast: list[str] = []
 
     with tempconfig(
         {
@@ -134,6 +137,10 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
             for text in _shown_strings(scene):
                 if text not in seen:
                     seen.append(text)
+            background = scene.camera.background_color.to_rgb()
+            for problem in contrast_problems(scene.mobjects, background, beat):
+                if problem not in low_contrast:
+                    low_contrast.append(problem)
 
         scene._check_layout = collect
         scene.render()
@@ -152,6 +159,7 @@ def skipped_run(script: str, tmp_root: Path) -> SkippedRun:
             tuple(scene.layout_problems),
             log.get("visible_texts", {}),
             shown,
+            tuple(low_contrast),
         )
     _RUNS[script] = run
     return run
@@ -193,6 +201,13 @@ def test_every_bookmark_fires_within_one_frame_of_its_narrated_time(run, script)
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
 def test_no_text_leaves_the_frame_overlaps_or_is_under_20_px(run, script):
     assert run.layout_problems == ()
+
+
+@pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
+def test_every_text_reads_at_4_5_to_1_against_what_is_behind_it(run, script):
+    # WCAG 2.1 AA: each glyph against the background and the filled shapes drawn under it, at
+    # the end state of every animation (scenes/kit/contrast.py says what counts as behind).
+    assert run.contrast_problems == (), "\n".join(run.contrast_problems)
 
 
 @pytest.mark.parametrize("run, script", [(s, s) for s in sorted(SCENES)], indirect=["run"])
@@ -452,3 +467,33 @@ def test_scenes_import_from_ffn_core_only_the_registry_and_shapes(path):
         "a scene reads data through ffn_core.registry (number / dataset) and draws with ffn_core.shapes; "
         f"these import ffn_core directly: {bad}"
     )
+
+
+def test_the_contrast_check_sees_a_text_on_a_filled_shape_and_not_beside_it():
+    from manim import RIGHT, Rectangle, VGroup
+
+    from scenes.kit import palette
+    from scenes.kit import typography as ty
+    from scenes.kit.contrast import contrast_ratio, over, text_contrasts
+
+    background = palette.BACKGROUND.to_rgb()
+    # The title card's old label: dark type inside a 90 % blue bar; and white type on it.
+    bar = Rectangle(width=4, height=1, stroke_width=0, fill_color=palette.FFN, fill_opacity=0.9)
+    dark, light = ty.body("dentro", color=palette.BACKGROUND), ty.body("dentro", color=palette.INK)
+    beside = ty.body("fuera", color=palette.MUTED).next_to(bar, RIGHT, buff=1)
+    found = {c.text + c.text_hex: c for c in text_contrasts([VGroup(bar, dark), light, beside], background)}
+    blue = over(palette.FFN.to_rgb(), 0.9, background)
+    assert found["dentro#0F1420"].behind_hex == "#3A98C4" and found["dentro#0F1420"].ratio > 4.5
+    assert found["dentro#ECEFF4"].ratio == pytest.approx(contrast_ratio(palette.INK.to_rgb(), blue))
+    assert found["dentro#ECEFF4"].ratio < 4.5  # INK on that blue reads at 2.8:1
+    assert found["fuera#8A93A6"].behind_hex == "#0F1420"  # beside the bar: the background
+    # A text drawn before the bar sits under it, not on it: it is not on the bar's colour.
+    under = ty.body("debajo", color=palette.INK)
+    (c,) = [c for c in text_contrasts([under, bar], background) if c.text == "debajo"]
+    assert c.behind_hex == "#0F1420"
+    # Drawing order follows z-index, as manim's camera does: printed on the card, not under it.
+    card = Rectangle(width=4, height=1, stroke_width=0, fill_color=palette.INACTIVE, fill_opacity=1).set_z_index(2)
+    (c,) = text_contrasts([ty.body("encima", color=palette.INK).set_z_index(3), card], background)
+    assert c.behind_hex == "#3A4150"
+    # A dimmed text (under full opacity) is an inactive item, or a fade: not checked.
+    assert text_contrasts([bar, ty.body("tenue", color=palette.INK).set_opacity(0.3)], background) == []

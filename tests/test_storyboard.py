@@ -93,3 +93,50 @@ def test_visible_strings_are_escaped_and_formulas_marked_as_tex(tiny):
     assert "<li>nota = &lt;valor&gt;</li>" in section
     assert r"<li class='tex'>x \leftarrow x + \mathrm{FFN}(x)</li>" in section
     assert section.index("<td>uno</td>") < section.index("<td>dos</td>") and "<li>llave kᵢ</li>" in section
+
+
+@pytest.fixture
+def sparse_lecture(tmp_path, monkeypatch):
+    """A lecture of two fixture scenes (tests/fixtures/sparse_scenes.py) built at preview:
+    a large drawing under its title, then a title over nothing."""
+    import shutil
+
+    from fixtures.build_support import FIXTURES, quiet_console
+
+    from lecture.build.pipeline import build
+
+    lecture = fresh_copy(tmp_path / "lecture", with_build=False)
+    shutil.copy2(FIXTURES / "sparse_scenes.py", lecture.root / "sparse_scenes.py")
+    lecture.plan.write_text(
+        "".join(
+            f'[[scene]]\nname = "{name}"\nmodule = "{lecture.root / "sparse_scenes.py"}"\nclass = "{cls}"\n'
+            f'script = "{script}"\nscript_path = "{lecture.script(script)}"\n\n'
+            for name, cls, script in (("full", "FullStage", "tiny_a"), ("empty", "TitleOverNothing", "tiny_b"))
+        ),
+        encoding="utf-8",
+    )
+    lecture.apply(monkeypatch)
+    report = build("preview", jobs=1, console=quiet_console())
+    assert report.ok, report.failed
+    return lecture
+
+
+def test_check_fails_on_a_title_over_nothing_and_names_its_stills(sparse_lecture, capsys):
+    assert main(["storyboard"]) == 0  # without --check the page is written and nothing fails
+    capsys.readouterr()
+    assert main(["storyboard", "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "empty, beat 'uno', fin del beat" in err and "empty-000.png" in err
+    assert "cuadro casi vacío" in err and "dibujo principal bajo" in err
+    assert "full," not in err  # the large drawing passes
+    assert "1 fotogramas escasos" in err
+    text = (sparse_lecture.out() / "storyboard" / "index.html").read_text(encoding="utf-8")
+    full, empty = text.split("id='full'")[1].split("id='empty'")
+    assert "escaso:" not in full and full.count("texto mínimo 42 px") == 2  # the title, 44 pt
+    assert "<div class='m flag'>" in empty and "<div class='p sparse'>escaso: cuadro casi vacío" in empty
+    assert "<span class='p'>1 fotogramas escasos</span>" in text
+
+
+def test_check_passes_when_every_still_carries_a_drawing(sparse_lecture, capsys):
+    assert main(["storyboard", "--check", "--only", "full"]) == 0
+    assert "escasos" not in capsys.readouterr().err

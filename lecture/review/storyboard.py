@@ -5,7 +5,10 @@ from the rendered scene video at every bookmark and at the beat's end, with the 
 of that stretch under it, its time in the scene and in the lecture, the numbers the scene
 read, every string the scene showed, beat by beat (the render log's `visible_texts`: texts
 as written, formulas as their TeX), so its wording is read without watching, and any layout
-problem the render logged for that beat (in red). Stills are seeks
+problem the render logged for that beat (in red). Each still is measured
+(`lecture.review.sparseness`: its drawn share, the height of the drawing that carries it, its
+smallest text) and a sparse one is flagged in red, with a table of the scenes' sparse stills
+at the top; `ffn-video storyboard --check` fails while any still is flagged. Stills are seeks
 into the rendered videos (no re-render), so the whole lecture takes seconds. The page is
 static HTML with relative image paths: no server, no network.
 """
@@ -20,7 +23,17 @@ from pathlib import Path
 
 from lecture.media.ffmpeg import FfmpegError, run_ffmpeg
 from lecture.plan import PlannedScene
+from lecture.review.sparseness import (
+    SPARSE_RULE,
+    SceneSparseness,
+    StillMeasure,
+    measure_still,
+    percent,
+    scene_summary,
+    smallest_text_at,
+)
 from voiceover.atomic import atomic_path, write_text
+from voiceover.takes import bookmark_confidence
 from voiceover.timeline import Timeline
 
 STILL_WIDTH_PX = 480
@@ -54,6 +67,24 @@ class SceneBoard:
     numbers_read: dict
     moments: tuple[Moment, ...]
     visible_texts: dict[str, list[str]] = field(default_factory=dict)  # beat -> strings shown in it
+    text_boxes: tuple[dict, ...] = ()  # the log's text heights at each change (see sparseness)
+
+
+@dataclass(frozen=True)
+class FlaggedStill:
+    scene: str
+    beat: str
+    label: str
+    scene_s: float
+    still: Path
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WrittenStoryboard:
+    page: Path
+    summaries: tuple[SceneSparseness, ...]  # per scene, in plan order
+    flagged: tuple[FlaggedStill, ...]  # every sparse still, in lecture order
 
 
 def moments(scene: str, timeline: Timeline, start_s: float, problems: Sequence[str], fps: float) -> tuple[Moment, ...]:
@@ -71,7 +102,9 @@ def moments(scene: str, timeline: Timeline, start_s: float, problems: Sequence[s
         # segments[i] is the text before bookmark i; the last segment ends the beat.
         for (mark, t), segment in zip(marks, beat.segments):
             at = last_frame(t)
-            out.append(Moment(scene, beat.name, mark, at, start_s + at, segment.text, ()))
+            trust = bookmark_confidence(timeline, mark)  # a one-take recording's alignment
+            label = mark if trust is None else f"{mark} (toma: confianza {trust:.2f})"
+            out.append(Moment(scene, beat.name, label, at, start_s + at, segment.text, ()))
         end = last_frame(beat.end_s)
         last_text = beat.segments[-1].text if len(beat.segments) > len(marks) else ""
         out.append(Moment(scene, beat.name, "fin del beat", end, start_s + end, last_text, beat_problems))
@@ -122,6 +155,7 @@ def collect(
                     log.get("numbers_read", {}),
                     moments(scene.name, timeline, clock, log.get("layout_problems", []), log["fps"]),
                     {str(b): [str(t) for t in texts] for b, texts in log.get("visible_texts", {}).items()},
+                    tuple(log.get("text_boxes", [])),
                 )
             )
         clock += duration
@@ -179,8 +213,45 @@ def _looks_like_tex(text: str) -> bool:
     return "\\" in text or "_" in text or "^" in text
 
 
-def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[str, int], str]) -> str:
+def _measure_html(measure: StillMeasure) -> str:
+    text = "—" if measure.smallest_text_px is None else f"{measure.smallest_text_px:.0f} px"
+    figures = (
+        f"dibujado {percent(measure.drawn_share, 1)} · dibujo principal {percent(measure.carrying_height_share)} "
+        "de la altura · "
+        f"texto mínimo {text}"
+    )
+    if not measure.sparse:
+        return f"<div class='t'>{html.escape(figures)}</div>"
+    reasons = "; ".join(measure.problems)
+    return f"<div class='p sparse'>escaso: {html.escape(reasons)}</div><div class='t'>{html.escape(figures)}</div>"
+
+
+def _sparseness_table_html(summaries: Sequence[SceneSparseness]) -> str:
+    rows = "".join(
+        f"<tr><td><a href='#{html.escape(s.scene)}'>{html.escape(s.scene)}</a></td><td>{s.stills}</td>"
+        f"<td>{percent(s.under_3_share)}</td><td{' class=p' if s.flagged else ''}>{s.flagged}</td></tr>"
+        for s in summaries
+    )
+    return (
+        "<details class='vt'><summary>fotogramas escasos por escena</summary><table>"
+        "<tr><td>escena</td><td>fotogramas</td><td>con menos de 3 % dibujado</td><td>escasos</td></tr>"
+        f"{rows}</table></details>"
+    )
+
+
+def render_html(
+    boards: Sequence[SceneBoard],
+    quality: str,
+    stills: dict[tuple[str, int], str],
+    measures: dict[tuple[str, int], StillMeasure] | None = None,
+) -> str:
+    measures = measures or {}
     total_problems = sum(len(m.problems) for b in boards for m in b.moments)
+    sparse = sum(1 for m in measures.values() if m.sparse)
+    summaries = [
+        scene_summary(b.name, [measures[(b.name, i)] for i in range(len(b.moments)) if (b.name, i) in measures])
+        for b in boards
+    ]
     parts = [
         "<!DOCTYPE html><html lang='es'><head><meta charset='utf-8'>",
         f"<title>Guion gráfico — {html.escape(quality)}</title>",
@@ -188,6 +259,7 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
         "h2{border-top:1px solid #3a4150;padding-top:1em}.grid{display:flex;flex-wrap:wrap;gap:14px}"
         ".m{width:480px}.m img{width:480px;display:block}.t{color:#8a93a6;font-size:13px}"
         ".p{color:#ff6b6b;font-weight:bold}.ok{color:#7cf29c}details{margin:.5em 0}"
+        ".m.flag img{outline:3px solid #ff6b6b}"
         "td{padding:0 .6em;font-size:13px;vertical-align:top}.vt li{margin:.15em 0}"
         ".vt .tex{font-family:DejaVu Sans Mono,monospace;color:#b8c4d9}</style></head><body>",
         f"<h1>Guion gráfico de la clase ({html.escape(quality)})</h1>",
@@ -198,7 +270,14 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
             if total_problems
             else "<span class='ok'>sin problemas de composición</span>"
         )
-        + "</p>",
+        + ". "
+        + (
+            f"<span class='p'>{sparse} fotogramas escasos</span>"
+            if sparse
+            else "<span class='ok'>ningún fotograma escaso</span>"
+        )
+        + f" <span class='t'>(escaso: {html.escape(SPARSE_RULE)})</span></p>",
+        _sparseness_table_html(summaries) if measures else "",
     ]
     for board in boards:
         parts.append(
@@ -218,12 +297,15 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
         parts.append("<div class='grid'>")
         for i, moment in enumerate(board.moments):
             problems = "".join(f"<div class='p'>{html.escape(p)}</div>" for p in moment.problems)
+            measure = measures.get((board.name, i))
+            flag = " flag" if measure is not None and measure.sparse else ""
             parts.append(
-                f"<div class='m'><img src='{html.escape(stills[(board.name, i)])}' loading='lazy' "
+                f"<div class='m{flag}'><img src='{html.escape(stills[(board.name, i)])}' loading='lazy' "
                 f"alt='{html.escape(board.name)} {moment.scene_s:.2f} s'>"
                 f"<div class='t'>{html.escape(moment.beat)} · {html.escape(moment.label)} · "
                 f"{_clock(moment.scene_s)} en la escena · {_clock(moment.lecture_s)} en la clase</div>"
-                f"<div>{html.escape(moment.text)}</div>{problems}</div>"
+                + (_measure_html(measure) if measure is not None else "")
+                + f"<div>{html.escape(moment.text)}</div>{problems}</div>"
             )
         parts.append("</div>")
     parts.append("</body></html>\n")
@@ -232,23 +314,33 @@ def render_html(boards: Sequence[SceneBoard], quality: str, stills: dict[tuple[s
 
 def write_storyboard(
     plan: Sequence[PlannedScene], renders: Path, work_root: Path, quality: str, only: set[str] | None = None
-) -> Path:
-    """Write `renders/<quality>/storyboard/index.html` and its stills; returns the page."""
+) -> WrittenStoryboard:
+    """Write `renders/<quality>/storyboard/index.html` and its stills, each measured;
+    returns the page, the per-scene figures and the sparse stills."""
     boards = collect(plan, renders, work_root, only)
     folder = renders / "storyboard"
     folder.mkdir(parents=True, exist_ok=True)
     stills: dict[tuple[str, int], str] = {}
+    measures: dict[tuple[str, int], StillMeasure] = {}
+    flagged = []
     wanted = set()
     for board in boards:
         for i, moment in enumerate(board.moments):
             name = f"{board.name}-{i:03d}.png"
             extract_still(board.video, moment.scene_s, board.fps, folder / name)
+            measure = measure_still(folder / name, smallest_text_at(board.text_boxes, moment.scene_s, board.fps))
             stills[(board.name, i)] = name
+            measures[(board.name, i)] = measure
+            if measure.sparse:
+                flagged.append(
+                    FlaggedStill(board.name, moment.beat, moment.label, moment.scene_s, folder / name, measure.problems)
+                )
             wanted.add(name)
     shown = {b.name for b in boards}
     for old in folder.glob("*.png"):  # stills of moments that no longer exist
         if old.name not in wanted and old.name.rsplit("-", 1)[0] in shown:
             old.unlink(missing_ok=True)
     page = folder / "index.html"
-    write_text(page, render_html(boards, quality, stills))
-    return page
+    write_text(page, render_html(boards, quality, stills, measures))
+    summaries = tuple(scene_summary(b.name, [measures[(b.name, i)] for i in range(len(b.moments))]) for b in boards)
+    return WrittenStoryboard(page, summaries, tuple(flagged))

@@ -14,6 +14,7 @@ from manim import LEFT, RIGHT, UP, ArcBetweenPoints, Rectangle, SurroundingRecta
 from ffn_core.registry import dataset, number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.contrast import MIN_CONTRAST, contrast_ratio
 from scenes.kit.gallery_samples import sample_of
 
 MINUS_INFINITY = "\u2212\u221e"  # "−∞": what a masked score becomes before the softmax
@@ -57,9 +58,24 @@ def row_words(words, anchors, direction=LEFT, buff: float = 0.3, color=palette.I
 
 
 def _ink_on(fill) -> object:
-    """Text colour readable on `fill`: dark ink on bright cells, light ink on dark ones."""
-    r, g, b = fill.to_rgb()
-    return palette.BACKGROUND if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.55 else palette.INK
+    """Text colour readable on `fill`: of dark and light ink, the one with the higher WCAG
+    contrast against the cell (a mid blue takes dark ink: light ink reads at under 3:1)."""
+    rgb = fill.to_rgb()
+    dark = contrast_ratio(palette.BACKGROUND.to_rgb(), rgb)
+    return palette.BACKGROUND if dark >= contrast_ratio(palette.INK.to_rgb(), rgb) else palette.INK
+
+
+def _readable(fill):
+    """A written cell's colour, darkened just enough for light ink to read at 4.5:1 when
+    neither ink does on the mid-tone itself (a warm mid red: 3.9:1 light, 4.1:1 dark)."""
+    best = max(contrast_ratio(ink.to_rgb(), fill.to_rgb()) for ink in (palette.INK, palette.BACKGROUND))
+    if best >= MIN_CONTRAST:
+        return fill
+    for step in range(1, 11):
+        darker = interpolate_color(fill, palette.BACKGROUND, 0.05 * step)
+        if contrast_ratio(palette.INK.to_rgb(), darker.to_rgb()) >= MIN_CONTRAST:
+            return darker
+    return palette.INACTIVE
 
 
 class Heatmap(VGroup):
@@ -115,6 +131,8 @@ class Heatmap(VGroup):
         for i in range(rows):
             for j in range(cols):
                 fill = self.fill_of(self.values[i, j], self.visible[i, j])
+                if places is not None:
+                    fill = _readable(fill)
                 self.cells[i][j].set_fill(fill, 1.0)
                 if places is not None:
                     text = self._text(self.values[i, j], self.visible[i, j], fill).move_to(self.cells[i][j])
@@ -196,6 +214,8 @@ class Heatmap(VGroup):
             for j in range(new.shape[1]):
                 self.values[i, j] = new[i, j]
                 fill = self.fill_of(new[i, j], self.visible[i, j])
+                if self.places is not None:
+                    fill = _readable(fill)
                 anims.append(self.cells[i][j].animate.set_fill(fill, 1.0))
                 old = self.texts[i][j]
                 if old is None:

@@ -22,8 +22,9 @@ class StageBox(VGroup):
         self.label.move_to(self.box)
         self.add(self.box, self.label)
 
-    def light_up(self, opacity: float = 0.55):
-        """Animation that lights the box up (used when the narration names the stage)."""
+    def light_up(self, opacity: float = 0.45):
+        """Animation that lights the box up (used when the narration names the stage); at
+        0.45 its label, in INK, still reads at 4.5:1 on every palette colour's fill."""
         return self.box.animate.set_fill(opacity=opacity)
 
     def light_down(self):

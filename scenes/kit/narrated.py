@@ -5,8 +5,9 @@ Scenes never invent durations. Inside `with self.beat("name") as b:` a scene ask
 clock, so every animation ends on the frame nearest the audio time it was aimed at and
 rounding never accumulates. Each beat is padded to its narrated end, the scene to its
 timeline's total, and a log records when each bookmark fired, which numbers were read,
-which works each beat cites, every text shown, and any text that left the frame or
-overlapped other text at the end of any animation.
+which works each beat cites, every text shown (and, at each change, the heights of the texts
+on screen: `text_boxes`, what the storyboard's smallest-text figure reads), and any text that
+left the frame or overlapped other text at the end of any animation.
 
 A beat whose script names `sources` shows their discreet citation (`scenes.kit.citation`)
 in the corner `citation_corner` (bottom right unless the scene says otherwise) while it
@@ -152,6 +153,7 @@ class NarratedScene(Scene):
         self._beat_names: list[str] = []
         self.beat_sources: dict[str, list[str]] = {}
         self.visible_texts: dict[str, list[str]] = {}
+        self.text_boxes: list[dict] = []  # heights of the texts on screen, at each change
         self._citation: Citation | None = None
         self._citation_span = (0.0, 0.0)  # scene seconds it shows from and to
         self._citation_clock = 0.0  # scene time as its updater counts it inside a play
@@ -351,6 +353,7 @@ class NarratedScene(Scene):
             text = _text_of(m)
             if text and text not in seen:
                 seen.append(text)
+        self._log_text_heights(beat, texts)
         for m in texts:
             size = getattr(m, "font_size", None)
             if isinstance(m, (Text, MarkupText)) and size is not None and size * PX_PER_FONT_SIZE < MIN_TEXT_PX:
@@ -372,6 +375,17 @@ class NarratedScene(Scene):
             overlap_h = min(ha[1], hb[1]) - max(la[1], lb[1])
             if overlap_w > 0.02 and overlap_h > 0.02:
                 self._problem(f"beat '{beat}': {na} overlaps {nb}")
+
+    def _log_text_heights(self, beat: str, texts) -> None:
+        """The heights (px at 854x480, as a line of its font size) of the texts on screen
+        now, logged when they change: the storyboard reads the smallest at each still."""
+        sized = [(float(m.font_size) * PX_PER_FONT_SIZE, m) for m in texts if getattr(m, "font_size", None)]
+        entry: dict = {"t_s": round(self.clock_s, 4), "beat": beat, "heights_px": sorted(round(h, 1) for h, _ in sized)}
+        if sized:
+            entry["smallest"] = _describe(min(sized, key=lambda hm: hm[0])[1])
+        last = self.text_boxes[-1] if self.text_boxes else {}
+        if (last.get("heights_px"), last.get("smallest")) != (entry["heights_px"], entry.get("smallest")):
+            self.text_boxes.append(entry)
 
     def _problem(self, message: str) -> None:
         if message not in self.layout_problems:
@@ -433,6 +447,7 @@ class NarratedScene(Scene):
                 "sources": self.beat_sources,
                 "citations": {b: self._citation_label(k) for b, k in self.beat_sources.items() if k},
                 "visible_texts": self.visible_texts,
+                "text_boxes": self.text_boxes,
             },
         )
 
