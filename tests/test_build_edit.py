@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,6 @@ from test_build_chunks import FPS, ChunkScene, timeline_of
 
 from lecture.farm import jobs, scene_cache
 from lecture.farm.jobs import shared_cut
-from lecture.farm.launcher import read_log
 from lecture.media import soundtrack as st
 from lecture.media.ffmpeg import framemd5
 from lecture.media.sync_check import best_lag
@@ -116,17 +116,8 @@ def test_the_cut_falls_at_the_first_beat_that_changed():
 
 def _kept(c: ChunkScene, job, result) -> None:
     """The render kept in the scene cache as the build keeps it (record written last)."""
-    log = read_log(result.log)
-    record = scene_cache.CacheRecord(
-        key=job.key,
-        video=Path(result.output).name,
-        numbers_read=log["numbers_read"],
-        log=Path(result.log).name,
-        frames=int(log["frames"]),
-        fps=float(log["fps"]),
-        numbers_digest="test",
-        extra={"video_seal": None},
-    )
+    record = scene_cache.CacheRecord.of_render(job.key, result.output, result.log, result.seconds, "test", {})
+    record = replace(record, extra={"video_seal": None})
     scene_cache.save_record(c.work, record)
 
 

@@ -28,7 +28,7 @@ from lecture.build.state import Build, BuildProgress, Failure
 from lecture.farm import scene_cache
 from lecture.farm.cluster import SchedulerSpec, dask_executor
 from lecture.farm.jobs import ChunkOutcome, ChunkPolicy, run_chunked
-from lecture.farm.launcher import RenderResult, read_log
+from lecture.farm.launcher import RenderResult
 from lecture.farm.runners import ChunkRunner, RemoteRunner, ThreadRunner, runner_for
 from voiceover import seals
 from voiceover.timeline import Timeline
@@ -156,21 +156,11 @@ def keep(
             f"{scene.module}: las fuentes de la escena cambiaron mientras se renderizaba; se descarta el render "
             "(vuelve a compilar)",
         )
-    log = read_log(result.log)
-    record = scene_cache.CacheRecord(
-        key=job.key,
-        video=Path(result.output).name,
-        numbers_read=log["numbers_read"],
-        log=Path(result.log).name,
-        frames=int(log["frames"]),
-        fps=float(log["fps"]),
-        numbers_digest=digest,
-        render_s=result.seconds,
-        extra={
-            "video_seal": seals.seal(Path(result.output)).to_json(),
-            # What this render drew and what it took as it was (chunk cache, an earlier render).
-            "chunks": [[o.start_frame, o.end_frame, o.reused] for o in outcomes],
-        },
-    )
+    extra = {
+        "video_seal": seals.seal(Path(result.output)).to_json(),
+        # What this render drew and what it took as it was (chunk cache, an earlier render).
+        "chunks": [[o.start_frame, o.end_frame, o.reused] for o in outcomes],
+    }
+    record = scene_cache.CacheRecord.of_render(job.key, result.output, result.log, result.seconds, digest, extra)
     scene_cache.save_record(work, record)
     return record

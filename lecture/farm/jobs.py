@@ -382,17 +382,14 @@ def _collect(runner: ChunkRunner, fut: Future, state: _Scene, i: int, digest: st
 
 def _keep_chunk(state: _Scene, i: int, result: ChunkResult, digest: str) -> None:
     """The chunk's record in the chunk cache, written last (a chunk without one is never reused)."""
-    log = read_log(result.log)
     chunk = state.chunks[i]
-    record = scene_cache.CacheRecord(
-        key=state.keys[i],
-        video=Path(result.output).name,
-        numbers_read=log["numbers_read"],
-        log=Path(result.log).name,
+    record = scene_cache.CacheRecord.of_render(
+        state.keys[i],
+        result.output,
+        result.log,
+        result.seconds,
+        digest,
         frames=result.frames_written,
-        fps=float(log["fps"]),
-        numbers_digest=digest,
-        render_s=result.seconds,
         extra={
             "video_seal": seals.seal(Path(result.output)).to_json(),
             "start_frame": chunk.start_frame,

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 from ffn_core.sources import imported_modules, module_name, source_files
+from lecture.farm.launcher import read_log
 from lecture.plan import REPO_ROOT, PlannedScene
 from lecture.qualities import Quality
 from voiceover import chapters as plan_chapters
@@ -59,6 +60,25 @@ class CacheRecord:
     numbers_digest: str = ""  # `numbers_digest()` when the scene was rendered
     render_s: float = 0.0  # wall time of the render
     extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def of_render(
+        cls, key: str, output: str, log_file: str, seconds: float, digest: str, extra: dict, frames: int | None = None
+    ) -> CacheRecord:
+        """The record of a finished render (a scene's or a chunk's), from its scene log: the
+        numbers it read, its rate and, unless given (a chunk's own), its frames."""
+        log = read_log(log_file)
+        return cls(
+            key=key,
+            video=Path(output).name,
+            numbers_read=log["numbers_read"],
+            log=Path(log_file).name,
+            frames=int(log["frames"]) if frames is None else frames,
+            fps=float(log["fps"]),
+            numbers_digest=digest,
+            render_s=seconds,
+            extra=extra,
+        )
 
     def video_path(self, work_dir: Path) -> Path:
         return Path(work_dir) / self.video
