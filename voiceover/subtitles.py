@@ -113,22 +113,30 @@ def cues(timelines: Sequence[Timeline]) -> list[Cue]:
     return out
 
 
-def write_srt(timelines: Sequence[Timeline], path: Path) -> Path:
-    """The lecture's subtitles as SubRip (UTF-8)."""
+def srt_text(lecture_cues: Sequence[Cue]) -> str:
+    """Cues as SubRip."""
     subs = [
         srt.Subtitle(index=i, start=timedelta(seconds=c.start_s), end=timedelta(seconds=c.end_s), content=c.text)
-        for i, c in enumerate(cues(timelines), start=1)
+        for i, c in enumerate(lecture_cues, start=1)
     ]
-    write_text(Path(path), srt.compose(subs, reindex=False))
+    return str(srt.compose(subs, reindex=False))
+
+
+def vtt_text(lecture_cues: Sequence[Cue]) -> str:
+    """Cues as WebVTT."""
+    blocks = ["WEBVTT"] + [f"{_vtt_time(c.start_s)} --> {_vtt_time(c.end_s)}\n{c.text}" for c in lecture_cues]
+    return "\n\n".join(blocks) + "\n"
+
+
+def write_srt(timelines: Sequence[Timeline], path: Path) -> Path:
+    """The lecture's subtitles as SubRip (UTF-8)."""
+    write_text(Path(path), srt_text(cues(timelines)))
     return Path(path)
 
 
 def write_vtt(timelines: Sequence[Timeline], path: Path) -> Path:
     """The lecture's subtitles as WebVTT (UTF-8)."""
-    blocks = ["WEBVTT"]
-    for c in cues(timelines):
-        blocks.append(f"{_vtt_time(c.start_s)} --> {_vtt_time(c.end_s)}\n{c.text}")
-    write_text(Path(path), "\n\n".join(blocks) + "\n")
+    write_text(Path(path), vtt_text(cues(timelines)))
     return Path(path)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lecture.build.failures import failure_message
 from lecture.build.mix import Mixed, lecture_audio
-from lecture.build.signatures import signature, unless_fresh, write_atomically
+from lecture.build.signatures import signature, unless_fresh
 from lecture.build.state import Build, BuildProgress, Failure
 from lecture.farm import scene_cache
 from lecture.media.chapter_marks import SceneSpan, chapters_text, make_chapters, youtube_problems
@@ -106,7 +106,8 @@ def write_manifest(build: Build, names: list[str], records: Mapping[str, scene_c
 
 def write_subtitles(build: Build, ordered: list[Timeline]) -> tuple[Path, Path]:
     """SubRip and WebVTT, remade only when a text or a time changed."""
-    from voiceover.subtitles import write_srt, write_vtt
+    from voiceover.atomic import write_text
+    from voiceover.subtitles import cues, srt_text, vtt_text
 
     text_sig = signature(
         [
@@ -118,8 +119,15 @@ def write_subtitles(build: Build, ordered: list[Timeline]) -> tuple[Path, Path]:
         ]
     )
     srt_path, vtt_path = build.outputs.srt, build.outputs.vtt
-    unless_fresh(srt_path, text_sig, lambda: write_atomically(srt_path, lambda tmp: write_srt(ordered, tmp)))
-    unless_fresh(vtt_path, text_sig, lambda: write_atomically(vtt_path, lambda tmp: write_vtt(ordered, tmp)))
+    made: list[list] = []  # the cues, worked out once for both formats and only if one is stale
+
+    def lecture_cues() -> list:
+        if not made:
+            made.append(cues(ordered))
+        return made[0]
+
+    unless_fresh(srt_path, text_sig, lambda: write_text(srt_path, srt_text(lecture_cues())))  # atomic
+    unless_fresh(vtt_path, text_sig, lambda: write_text(vtt_path, vtt_text(lecture_cues())))
     return srt_path, vtt_path
 
 
