@@ -13,6 +13,7 @@ import pytest
 from fixtures.classroom_lecture import own_renders
 
 from lecture.cli import main
+from lecture.media.ffmpeg import probe
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 pytestmark = [
@@ -112,7 +113,9 @@ def test_the_deck_advances_beat_by_beat_plays_each_clip_and_replays_going_back(b
             browser.save_screenshot(str(check / "slide.png"))
     # The last beat ends and holds on its last frame.
     held = wait_for(lambda: (s := state())["ended"] and s, "the last beat's clip to end")
-    assert held["beat"] == FIRST_SCENE[-1] and held["time"] == pytest.approx(41 / 15, abs=0.05)
+    clip = deck.parent / "clips" / f"{FIRST_SCENE[-1]}.mp4"
+    clip_s = float(next(st for st in probe(clip)["streams"] if st["codec_type"] == "video")["duration"])
+    assert held["beat"] == FIRST_SCENE[-1] and held["time"] == pytest.approx(clip_s, abs=0.05)
 
     # ← goes back one beat and plays its clip again from the start.
     before = plays(FIRST_SCENE[1])
