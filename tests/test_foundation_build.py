@@ -8,8 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lecture.farm.cuts import on_audio_grid
 from lecture.media.ffmpeg import moov_before_mdat, probe
+from lecture.media.soundtrack import grid_frames
 from lecture.plan import load_plan
+from lecture.qualities import get_quality
 from voiceover.timeline import load_timeline
 
 pytestmark = pytest.mark.slow
@@ -40,7 +43,10 @@ def test_rendered_scene_lasts_as_long_as_its_narration(preview_build):
         frames = int(v["nb_frames"])
         num, den = v["r_frame_rate"].split("/")
         fps = int(num) / int(den)  # as the file says, not as the build meant
-        total = load_timeline(scene.script).total_s
+        narrated = load_timeline(scene.script)
+        # Its narration, its last frame held to whole AAC packets (under one grid step: 0.53 s at 15 fps).
+        total = on_audio_grid(narrated, get_quality("preview")).total_s
+        assert -0.5 / fps <= total - narrated.total_s < grid_frames(15) / 15
         assert abs(frames / fps - total) <= 1 / fps, (scene.name, frames / fps, total)
 
 
@@ -92,7 +98,7 @@ def test_narration_is_loudness_normalised(preview_build):
 
 def test_lecture_lasts_the_sum_of_its_scenes(preview_build):
     report, _ = preview_build
-    total = sum(load_timeline(s.script).total_s for s in load_plan())
+    total = sum(on_audio_grid(load_timeline(s.script), get_quality("preview")).total_s for s in load_plan())
     duration = float(probe(report.lecture)["format"]["duration"])
     assert duration == pytest.approx(total, abs=2 / 15 * len(load_plan()))
 
