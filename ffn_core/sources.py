@@ -12,24 +12,31 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
+import os
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from ffn_core import settings
 from ffn_core.settings import REPO_ROOT
 
 # (importing module, imported module) -> whether the import is followed; both dotted names.
 Follows = Callable[[str, str], bool]
 
 
+@functools.lru_cache(maxsize=4096)
 def module_file(name: str, root: Path = REPO_ROOT) -> Path | None:
-    """The file of repository module `name` (`a.b` -> a/b.py or a/b/__init__.py), if any."""
+    """The file of repository module `name` (`a.b` -> a/b.py or a/b/__init__.py), if any
+    (remembered for the process: a module's file does not come and go while it runs)."""
     base = root.joinpath(*name.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
-            return candidate
+            return candidate.resolve()
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def module_name(path: Path, root: Path = REPO_ROOT) -> str | None:
     """The dotted name of the module at `path` (None when it lies outside `root`)."""
     try:
@@ -47,7 +54,50 @@ def imported_modules(path: Path, root: Path = REPO_ROOT) -> set[str]:
     relative imports resolved and `from pkg import sub` counted as `pkg.sub` too."""
     own = module_name(path, root) or ""
     package = own if path.name == "__init__.py" else own.rpartition(".")[0]
-    return set(_imports(path.read_text(encoding="utf-8"), package, str(path)))
+    stat = path.stat()
+    stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, package]
+    known = _scanned()
+    entry = known.get(str(path))
+    if entry is not None and entry[:4] == stamp:
+        return set(entry[4])
+    names = _imports(path.read_text(encoding="utf-8"), package, str(path))
+    known[str(path)] = [*stamp, sorted(names)]
+    _save_scanned(known)
+    return set(names)
+
+
+# What each file imports, kept on disk by its size, times and package, so that a build with
+# nothing changed parses no source (a no-op build walks the imports of every scene).
+_SCANNED_FILE = "imports.json"
+_memo: dict[str, dict[str, list]] = {}
+
+
+def _scanned_path() -> Path:
+    return settings.cache_root() / "sources" / _SCANNED_FILE
+
+
+def _scanned() -> dict[str, list]:
+    where = str(_scanned_path())
+    if where not in _memo:
+        try:
+            loaded = json.loads(Path(where).read_text(encoding="utf-8"))
+            _memo[where] = loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            _memo[where] = {}
+    return _memo[where]
+
+
+def _save_scanned(known: dict[str, list]) -> None:
+    """Written whole under a temporary name and renamed; a cache that cannot be written is
+    only slower."""
+    path = _scanned_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.part")
+        tmp.write_text(json.dumps(known, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 # Keyed by the source text itself: each module is parsed once per content, however many
@@ -94,6 +144,6 @@ def source_files(
             parts = name.split(".")
             for i in range(1, len(parts) + 1):  # the package chain runs on import
                 found = module_file(".".join(parts[:i]), root)
-                if found is not None and found.resolve() not in seen:
-                    todo.append(found.resolve())
+                if found is not None and found not in seen:
+                    todo.append(found)
     return tuple(sorted(seen))

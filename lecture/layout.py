@@ -55,6 +55,13 @@ def build_dir() -> Path:
     return settings.cache_root() / "build"
 
 
+def svg_cache_dir() -> Path:
+    """The SVGs manim made of every formula any render has drawn (LaTeX), kept across
+    renders and qualities (they depend on neither), so a render compiles only the formulas
+    it is the first to show."""
+    return build_dir() / "svg"
+
+
 @dataclass(frozen=True)
 class Outputs:
     """The files a build delivers at one quality (`renders/<quality>/`)."""

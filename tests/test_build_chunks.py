@@ -315,3 +315,47 @@ def test_local_builds_cut_scenes_for_the_manim_processes_the_cores_can_run_side_
         assert two.runner.executor._max_workers == 2  # scenes still render two at a time
     # On two cores, --only iceberg is not cut: it would only pay the chunks' own CPU.
     assert target_seconds({"iceberg": 114.0}, two.workers) == {"iceberg": None}
+
+
+@pytest.mark.slow
+def test_a_formula_is_typeset_once_and_read_by_every_later_render(tmp_path, monkeypatch):
+    c = ChunkScene(tmp_path, monkeypatch)
+    shared = tmp_path / "svg"
+
+    def unit(name: str) -> ChunkUnit:
+        return ChunkUnit(
+            "tiny_c", 0, 1, str(c.scene.module), "TinyFormula", 854, 480, FPS, 0, None,
+            str(c.job(c.timeline(), "x").unit.timeline_json), str(tmp_path / "media"), str(tmp_path / f"{name}.mp4"),
+            str(tmp_path / f"{name}.log.json"), svg_cache=str(shared),
+        )  # fmt: skip
+
+    first = render_chunk(unit("first"))
+    assert first.ok, first.error
+    assert list((shared / "Tex").glob("*.svg"))
+    # Without LaTeX on the PATH the formula can only come from the shared SVG.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("ffmpeg", "ffprobe"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    monkeypatch.setenv("PATH", str(tools))
+    again = render_chunk(unit("again"))
+    assert again.ok, again.error
+    assert framemd5(Path(again.output)) == framemd5(Path(first.output))
+
+
+def test_an_attempt_adds_only_the_svgs_not_yet_kept_each_whole(tmp_path):
+    from lecture.farm.chunk import keep_svgs, seed_svgs
+
+    shared, attempt, later = tmp_path / "svg", tmp_path / "a1", tmp_path / "a2"
+    (shared / "Tex").mkdir(parents=True)
+    (shared / "Tex" / "old.svg").write_text("<svg>old</svg>")
+    seed_svgs(shared, attempt)
+    assert (attempt / "Tex" / "old.svg").read_text() == "<svg>old</svg>"
+    (attempt / "Tex" / "new.svg").write_text("<svg>new</svg>")
+    (attempt / "Tex" / "new.tex").write_text("\\documentclass{article}")  # LaTeX's leftovers stay behind
+    keep_svgs(attempt, shared)
+    assert sorted(p.relative_to(shared).as_posix() for p in shared.rglob("*") if p.is_file()) == [
+        "Tex/new.svg", "Tex/old.svg",
+    ]  # fmt: skip
+    seed_svgs(shared, later)
+    assert (later / "Tex" / "new.svg").read_text() == "<svg>new</svg>"

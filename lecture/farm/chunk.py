@@ -46,6 +46,7 @@ class ChunkUnit:
     python: str = sys.executable  # the virtual environment's interpreter
     repo: str = str(REPO_ROOT)
     expected_frames: int = 0  # planned frames (for progress only)
+    svg_cache: str = ""  # manim's SVGs of formulas, shared by every render ("": none)
 
     @property
     def label(self) -> str:
@@ -84,6 +85,8 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
     start = time.monotonic()
     attempt = Path(unit.media_dir) / f"{ATTEMPT_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     attempt.mkdir(parents=True, exist_ok=True)
+    if unit.svg_cache:
+        seed_svgs(Path(unit.svg_cache), attempt)
     tmp_log, tmp_info = attempt / "scene.log.json", attempt / CHUNK_INFO_FILE
     request = ChildRequest(
         timeline=Path(unit.timeline_json),
@@ -125,6 +128,8 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
         returncode, output = run_manim(cmd, env, unit.expected_frames, progress)
         if returncode != 0:
             return failed(last_error(output) or f"manim exited with status {returncode}")
+        if unit.svg_cache:
+            keep_svgs(attempt, Path(unit.svg_cache))
         if not tmp_log.exists() or not tmp_info.exists():
             return failed(f"manim finished but left no scene log or chunk record under {attempt}")
         info = ChunkInfo.read(tmp_info)
@@ -156,6 +161,49 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
         )
     finally:
         shutil.rmtree(attempt, ignore_errors=True)
+
+
+# manim's tex_dir under its media folder: one SVG per formula, named by the hash of its
+# expression and LaTeX template, never written again once made. (Texts are not shared: Pango
+# is quick, and manim rewrites a text's SVG in place each time it reads it.)
+SVG_FOLDERS = ("Tex",)
+
+
+def seed_svgs(shared: Path, attempt: Path) -> None:
+    """Give a manim attempt the formulas' SVGs earlier renders made, so that LaTeX runs only
+    for a formula no render has shown yet (the chunk after an edit skips through every
+    formula before it). Each attempt reads its own links to whole files: a render never
+    reads a file another one is still writing."""
+    for folder in SVG_FOLDERS:
+        kept = shared / folder
+        if not kept.is_dir():
+            continue
+        mine = attempt / folder
+        mine.mkdir(parents=True, exist_ok=True)
+        for svg in kept.glob("*.svg"):
+            try:
+                os.link(svg, mine / svg.name)
+            except OSError:  # another filesystem, or no hard links there
+                shutil.copyfile(svg, mine / svg.name)
+
+
+def keep_svgs(attempt: Path, shared: Path) -> None:
+    """Add the SVGs a finished attempt made to the shared ones, each whole or not at all."""
+    for folder in SVG_FOLDERS:
+        made = attempt / folder
+        if not made.is_dir():
+            continue
+        kept = shared / folder
+        kept.mkdir(parents=True, exist_ok=True)
+        for svg in made.glob("*.svg"):
+            if not (kept / svg.name).exists():
+                _land_copy(svg, kept / svg.name)
+
+
+def _land_copy(src: Path, dest: Path) -> None:
+    tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.part")
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dest)
 
 
 def _land(src: Path, dest: Path) -> str:

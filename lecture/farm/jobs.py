@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from lecture import layout
 from lecture.farm import scene_cache
 from lecture.farm.chunk import ChunkResult, ChunkUnit, join_chunks
 from lecture.farm.cuts import (
@@ -343,6 +344,7 @@ def _chunk_unit(state: _Scene, i: int) -> ChunkUnit:
         end_frame=None if chunk.is_last else chunk.end_frame,
         timeline_json=scene_unit.timeline_json,
         media_dir=scene_unit.media_dir,
+        svg_cache=str(layout.svg_cache_dir()),
         output=str(output),
         log=str(log),
         expected_frames=chunk.frames,
