@@ -8,21 +8,23 @@ A second voice stands in for the lecturer, and its own timeline is the truth:
    synthesis by `build_timeline`; every bookmark's time in the take is compared with where
    em_alex said it. Then the same take of `xor` with a sentence deleted and of `analogies`
    with a sentence of `relu` inserted: each must be refused naming the right beat.
-2. Speed and memory on the whole lecture read as one take (`lecture.wav`): every scene's
-   stand-in laid end to end with 1.5 s between scenes. Kokoro speaking the lecture twice
-   would take most of an hour of the shared cores, so here both voices are espeak-ng (the
-   reference at its default 155 wpm, the stand-in at 185 wpm and pitch 30); the alignment's
-   work does not depend on the voice. Printed: the alignment's CPU seconds per minute of
-   audio (target: under 2), the build_timeline CPU of every scene (cutting the clips
-   included), and the peak memory (Python allocations, numpy's included, and the process's
-   peak RSS).
+2. Speed, memory and accuracy on the whole lecture read as one take (`lecture.wav`): every
+   scene's stand-in laid end to end with 1.5 s between scenes. By default both voices are
+   espeak-ng (the reference at its default 155 wpm, the stand-in at 185 wpm and pitch 30),
+   minutes of work; with `--lecture-voice kokoro` the stand-in is em_alex as above against
+   ef_dora, which is Kokoro speaking the lecture twice (most of an hour on 2 shared cores).
+   Printed: every bookmark's error against where the stand-in said it, the alignment's CPU
+   seconds per minute of audio (target: under 2), the build_timeline CPU of every scene
+   (cutting the clips included), and the peak memory (Python allocations, numpy's included,
+   and the process's peak RSS).
 
-Run: FFN_CACHE_DIR=/tmp/bench-cache .venv/bin/python benchmarks/bench_alignment.py [--skip-kokoro] [--skip-lecture]
+Run: FFN_CACHE_DIR=/tmp/bench-cache .venv/bin/python benchmarks/bench_alignment.py [--skip-kokoro] [--skip-lecture] [--lecture-voice kokoro]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import resource
 import subprocess
@@ -145,24 +147,41 @@ def accuracy(scenes: list[str], folder: Path) -> None:
             )
 
 
-def lecture(folder: Path) -> None:
-    reference = EspeakEngine()
-    stand_in = EspeakEngine(speed_wpm=185, pitch=30)
+def lecture_voices(voice: str) -> tuple:
+    """(reference, stand-in, description) for the whole-lecture take."""
+    if voice == "kokoro":
+        from voiceover.engines.kokoro import KokoroEngine
+
+        return (
+            KokoroEngine.from_options(),
+            KokoroEngine.from_options(voice="em_alex", speed=1.1),
+            f"kokoro em_alex 1.1 + reverb RT60 {RT60_S} s + noise {SNR_DB:g} dB vs ef_dora",
+        )
+    return EspeakEngine(), EspeakEngine(speed_wpm=185, pitch=30), "espeak-ng 185 wpm vs 155 wpm"
+
+
+def lecture(folder: Path, voice: str) -> None:
+    reference, stand_in, _ = lecture_voices(voice)
     rng = np.random.default_rng(time.time_ns())
     entries = plan_scripts()
     parts, gap = [], np.zeros(int(1.5 * RATE), np.float32)
+    truth: dict[str, dict[str, float]] = {}  # every bookmark's time in lecture.wav, by scene
+    at_s = LEAD_S
     for entry in entries:
         timeline, _, samples = said(entry.script, stand_in)
+        truth[entry.script] = {k: at_s + t for k, t in timeline.bookmark_times().items()}
+        at_s += (len(samples) + len(gap)) / RATE
         parts += [samples, gap]
         measure_timeline(entry.script, reference, default_lookup, load_script(entry.script), stats=NarrationStats())
     whole = np.concatenate(parts)
     take_dir = folder / "lecture"
     take_dir.mkdir(exist_ok=True)
     write(take_dir / "lecture.wav", whole, rng)
+    (take_dir / "truth.json").write_text(json.dumps(truth), encoding="utf-8")
     del parts, whole
     # The alignment runs in a process of its own, so its peak memory is its own, not that
     # of making a 30-minute take here.
-    subprocess.run([sys.executable, __file__, "--align-lecture", str(take_dir)], check=True)
+    subprocess.run([sys.executable, __file__, "--align-lecture", str(take_dir), "--lecture-voice", voice], check=True)
 
 
 def peak_rss_mib() -> float:
@@ -174,10 +193,11 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def align_lecture(take_dir: Path) -> None:
+def align_lecture(take_dir: Path, voice: str) -> None:
     from voiceover import alignment, takes
 
-    reference = EspeakEngine()
+    reference, _, description = lecture_voices(voice)
+    truth = json.loads((take_dir / "truth.json").read_text(encoding="utf-8"))
     entries = plan_scripts()
     minutes = soundfile.info(str(take_dir / "lecture.wav")).duration / 60
     # Time what the alignment does (features and DTW) apart from the rest of build_timeline.
@@ -201,15 +221,25 @@ def align_lecture(take_dir: Path) -> None:
     alignment.features, alignment.align = timed_features, timed_align
     tracemalloc.start()
     start = time.process_time()
-    for entry in entries:
-        build_timeline(entry.script, engine=reference, recordings=take_dir)
+    timelines = [build_timeline(entry.script, engine=reference, recordings=take_dir) for entry in entries]
     total = time.process_time() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     alignment.features, alignment.align = features, align
     work = spent["features"] + spent["align"]
-    print(f"whole lecture as one take (espeak-ng 185 wpm vs 155 wpm, {len(entries)} scenes, {minutes:.1f} min):")
+    errors = [
+        abs(take_s - truth[entry.script][name]) * 1000
+        for entry, timeline in zip(entries, timelines)
+        for _, name, _, take_s, _ in bookmark_report(timeline)
+        if take_s is not None
+    ]
+    ms = np.array(errors)
+    print(f"whole lecture as one take ({description}, {len(entries)} scenes, {minutes:.1f} min):")
     print(f"  every scene found and aligned in lecture.wav, none refused; {len(entries)} timelines written")
+    print(
+        f"  {len(ms)} bookmarks: median {np.median(ms):.1f} ms, p95 {np.percentile(ms, 95):.1f} ms, "
+        f"max {ms.max():.1f} ms from where the stand-in said them (targets 30 / 80 ms)"
+    )
     print(
         f"  alignment CPU {work:.1f} s = {work / minutes:.2f} s per minute of audio "
         f"(features {spent['features']:.1f} s, "
@@ -229,16 +259,22 @@ def main() -> None:
     parser.add_argument("--scenes", nargs="*", default=["relu", "analogies", "xor"])
     parser.add_argument("--skip-kokoro", action="store_true")
     parser.add_argument("--skip-lecture", action="store_true")
+    parser.add_argument(
+        "--lecture-voice",
+        choices=["espeak", "kokoro"],
+        default="espeak",
+        help="voices of the whole-lecture take: espeak-ng for both (minutes), or em_alex against ef_dora (an hour)",
+    )
     parser.add_argument("--align-lecture", type=Path, help=argparse.SUPPRESS)  # the child process
     args = parser.parse_args()
     if args.align_lecture:
-        align_lecture(args.align_lecture)
+        align_lecture(args.align_lecture, args.lecture_voice)
         return
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_kokoro:
             accuracy(args.scenes, Path(tmp))
         if not args.skip_lecture:
-            lecture(Path(tmp))
+            lecture(Path(tmp), args.lecture_voice)
 
 
 if __name__ == "__main__":

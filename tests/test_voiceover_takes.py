@@ -8,6 +8,7 @@ the default draft voice must find. Kokoro's stand-in (`em_alex`) is measured in
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -130,6 +131,21 @@ def test_a_take_that_skips_a_sentence_is_refused_naming_the_beat_and_nothing_is_
     message = str(refused.value)
     assert "«medio»" in message and "toma.flac" in message and "de la grabación" in message
     assert timeline_path("toma").read_text(encoding="utf-8") == before
+
+
+def test_a_damaged_cut_of_the_take_is_cut_again_and_said(script, tmp_path):
+    from voiceover import seals
+
+    write_take(tmp_path / "grabaciones" / "toma.flac", stand_in(script)[0])
+    first = build_timeline("toma", script=script)
+    clip = Path(first.beats[1].segments[0].clip)
+    good = soundfile.read(str(clip), dtype="int16")[0]
+    seals.take_notices()
+    soundfile.write(str(clip), np.zeros_like(good), RATE, subtype="PCM_16", format="WAV")  # same length, silent
+    again = build_timeline("toma", script=script)
+    assert Path(again.beats[1].segments[0].clip) == clip
+    assert np.array_equal(soundfile.read(str(clip), dtype="int16")[0], good)
+    assert any("corte de la grabación" in notice for notice in seals.take_notices())
 
 
 def test_beat_files_win_over_the_take_for_their_beat(script, tmp_path):

@@ -36,7 +36,9 @@ import numpy as np
 import soundfile
 
 from voiceover import alignment as al
+from voiceover import seals
 from voiceover.atomic import atomic_path, write_json
+from voiceover.clips import DAMAGED_WHAT, seal_clip, sealed_clip
 from voiceover.decode import decode_span, stream
 from voiceover.engines import CLIP_RATE_HZ
 from voiceover.paths import cache_dir, clips_dir
@@ -498,10 +500,12 @@ def _cut(take: Take, audio: np.ndarray, lo: int, hi: int, *, fade_in: bool, fade
     name = hashlib.sha256(f"{take.sha256}|{lo}|{hi}|{fade_in}|{fade_out}|{FADE_S}".encode()).hexdigest()[:24]
     path = clips_dir() / f"take-{name}.wav"
     try:
-        if soundfile.info(str(path)).frames == hi - lo:
+        if soundfile.info(str(path)).frames == hi - lo and seals.intact(path, sealed_clip(path)):
             return path
     except RuntimeError:  # missing or unreadable: cut again
         pass
+    if path.exists():
+        seals.damaged(path, f"{DAMAGED_WHAT} (corte de la grabación)")
     part = np.zeros(hi - lo, dtype=np.float64)
     got = audio[max(lo, 0) : hi].astype(np.float64)
     part[max(-lo, 0) : max(-lo, 0) + len(got)] = got
@@ -514,6 +518,7 @@ def _cut(take: Take, audio: np.ndarray, lo: int, hi: int, *, fade_in: bool, fade
     pcm = np.clip(np.round(part * 32767.0), -32768, 32767).astype(np.int16)
     with atomic_path(path) as tmp:
         soundfile.write(str(tmp), pcm, CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
+    seal_clip(path)
     return path
 
 
