@@ -18,7 +18,8 @@ A second voice stands in for the lecturer, and its own timeline is the truth:
    (cutting the clips included), and the peak memory (Python allocations, numpy's included,
    and the process's peak RSS).
 
-Run: FFN_CACHE_DIR=/tmp/bench-cache .venv/bin/python benchmarks/bench_alignment.py [--skip-kokoro] [--skip-lecture] [--lecture-voice kokoro]
+Run: FFN_CACHE_DIR=/tmp/bench-cache .venv/bin/python benchmarks/bench_alignment.py
+         [--skip-kokoro] [--skip-lecture] [--lecture-voice kokoro]
 """
 
 from __future__ import annotations
