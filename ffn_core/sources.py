@@ -17,6 +17,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ffn_core import settings
 from ffn_core.settings import REPO_ROOT
@@ -69,14 +70,14 @@ def imported_modules(path: Path, root: Path = REPO_ROOT) -> set[str]:
 # What each file imports, kept on disk by its size, times and package, so that a build with
 # nothing changed parses no source (a no-op build walks the imports of every scene).
 _SCANNED_FILE = "imports.json"
-_memo: dict[str, dict[str, list]] = {}
+_memo: dict[str, dict[str, list[Any]]] = {}
 
 
 def _scanned_path() -> Path:
     return settings.cache_root() / "sources" / _SCANNED_FILE
 
 
-def _scanned() -> dict[str, list]:
+def _scanned() -> dict[str, list[Any]]:
     where = str(_scanned_path())
     if where not in _memo:
         try:
@@ -87,7 +88,7 @@ def _scanned() -> dict[str, list]:
     return _memo[where]
 
 
-def _save_scanned(known: dict[str, list]) -> None:
+def _save_scanned(known: dict[str, list[Any]]) -> None:
     """Written whole under a temporary name and renamed; a cache that cannot be written is
     only slower."""
     path = _scanned_path()
