@@ -39,13 +39,23 @@ from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.narrated import NarratedScene
 from scenes.kit.specialists import NeuronBadge, TopicBars, topic_color
-from scenes.kit.superposition import FeatureSamples, FeatureStar, NeuronsToFeatures, ToyModelDiagram, ToyModelTag
+from scenes.kit.superposition import (
+    FeatureSamples,
+    FeatureStar,
+    NeuronsToFeatures,
+    ToyModelDiagram,
+    ToyModelTag,
+    VectorColumn,
+    VocabularyColumn,
+)
 
 STAR_CENTER = (-3.7, -0.2, 0)  # the feature star's origin, left of the frame's centre
 STAR_UNIT = 2.0  # scene units per unit of a feature direction's norm
 PANEL_X = -0.2  # left edge of the facts beside the star
 BASELINE_Y = -1.0  # the MiniLM bars' baseline (as in the closing scene)
 UNIT_HEIGHT = 1.5  # scene units per unit of activation of the MiniLM bars
+MINI_SCALE = 0.45  # the example grid kept beside the star, as a share of its size in the sparsity beat
+MINI_CENTER = (6.3, 0.9, 0)  # where that grid sits: right of the panel, under its caption
 
 
 def sub(i: int) -> str:
@@ -69,26 +79,45 @@ class Superposition(NarratedScene):
     def problem(self) -> None:
         d_model = self.number("params.minilm_l6.d_model")
         vocab = self.number("params.minilm_l6.vocab_size")
+        words = self.number("closing.words")
         with self.beat("pregunta") as b:
-            heading = ty.title("Más rasgos que dimensiones").to_corner(UL, buff=0.45)
-            badge = model_badge(self, "minilm").to_corner(UR, buff=0.3)
+            self.heading = ty.title("Más rasgos que dimensiones").to_corner(UL, buff=0.45)
+            self.badge = model_badge(self, "minilm").to_corner(UR, buff=0.3)
+            self.add(self.heading, self.badge)  # the scene opens on its question, not on black
+            self.vector = VectorColumn(top=8, bottom=2, cell=0.34)
             dims = VGroup(
                 Text(ty.fmt_int(d_model), font=ty.FONT, font_size=110, color=palette.FFN),
                 ty.body("dimensiones"),
             ).arrange(DOWN, buff=0.3)
-            words = VGroup(
+            dims.next_to(self.vector, RIGHT, buff=0.3)  # the count labels its column
+            self.vocabulary = VocabularyColumn(words[::4])
+            count = VGroup(
                 Text(ty.fmt_int(vocab), font=ty.FONT, font_size=110, color=palette.INK),
-                ty.body("palabras en su vocabulario"),
+                ty.label("palabras en su vocabulario"),
             ).arrange(DOWN, buff=0.3)
-            VGroup(dims, words).arrange(RIGHT, buff=1.6).move_to((0, 0.3, 0))
-            self.play(Write(heading), FadeIn(badge), FadeIn(dims, shift=UP * 0.2), run_time=b.until("vocabulario"))
-            self.play(FadeIn(words, shift=UP * 0.2), run_time=b.until("perpendiculares"))
+            count.next_to(self.vocabulary, RIGHT, buff=0.3)
+            VGroup(VGroup(self.vector, dims), VGroup(self.vocabulary, count)).arrange(RIGHT, buff=1.3).move_to(
+                (0, 0.1, 0)
+            )
+            self.play(
+                FadeIn(self.vector, shift=UP * 0.2), FadeIn(dims, shift=UP * 0.2), run_time=b.until("vocabulario")
+            )
+            self.play(
+                FadeIn(self.vocabulary, shift=UP * 0.2),
+                FadeIn(count, shift=UP * 0.2),
+                run_time=b.until("perpendiculares"),
+            )
             limit = ty.body(
                 f"direcciones perpendiculares entre sí: como mucho {ty.fmt_int(d_model)}", color=palette.MUTED
             )
-            limit.next_to(VGroup(dims, words), DOWN, buff=0.8)
-            self.play(FadeIn(limit, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, badge, dims, words, limit)), run_time=b.remaining())
+            limit.move_to((0, -2.85, 0))
+            self.play(
+                FadeIn(limit, shift=UP * 0.2),
+                Indicate(self.vector.cells, color=palette.HIGHLIGHT, scale_factor=1.05),
+                run_time=b.speech_remaining(),
+            )
+            self.wait(b.remaining())
+        self.room_texts = VGroup(dims, count, limit)
 
     # -- the toy model ---------------------------------------------------------------------
     def toy_model(self) -> None:
@@ -97,7 +126,18 @@ class Superposition(NarratedScene):
         with self.beat("juguete") as b:
             heading = ty.title("Superposición").to_edge(UP, buff=0.45)
             diagram = ToyModelDiagram(n, m, height=3.6, width=7.4).move_to((0, -0.2, 0))
-            self.play(Write(heading), run_time=b.until("aqui"))
+            ghost = diagram.ghost()
+            # The real model's room shrinks to the toy's: its vector becomes the hidden
+            # plane's two nodes, its vocabulary the features in and out.
+            self.play(
+                ReplacementTransform(self.heading, heading),
+                FadeOut(self.badge),
+                FadeOut(self.room_texts),
+                ReplacementTransform(self.vector, ghost.hidden),
+                ReplacementTransform(self.vocabulary, VGroup(ghost.inputs, ghost.outputs)),
+                FadeIn(ghost.lines),
+                run_time=b.until("aqui"),
+            )
             self.play(FadeIn(self.tag), run_time=b.until("entran"))
             self.play(
                 LaggedStart(*(GrowFromPoint(c, c.get_center()) for c in diagram.inputs), lag_ratio=0.15),
@@ -118,6 +158,7 @@ class Superposition(NarratedScene):
                 FadeIn(diagram.matrices[1]),
                 run_time=b.speech_remaining(),
             )
+            self.remove(ghost.lines, ghost.inputs, ghost.hidden, ghost.outputs)  # covered by the diagram
             self.wait(b.remaining())
 
         with self.beat("modelo") as b:
@@ -145,7 +186,9 @@ class Superposition(NarratedScene):
                 LaggedStart(*(Indicate(c, color=palette.FFN) for c in diagram.inputs), lag_ratio=0.2),
                 run_time=b.speech_remaining(),
             )
-            self.play(FadeOut(VGroup(direction, diagram, rows, meaning, out, importance, note)), run_time=b.remaining())
+            self.wait(b.remaining())
+        self.diagram, self.model_heading = diagram, direction
+        self.formulas = VGroup(rows, meaning, out, importance, note)
 
     # -- dense and sparse ------------------------------------------------------------------
     def two_sparsities(self) -> None:
@@ -153,7 +196,22 @@ class Superposition(NarratedScene):
         sparse_s = self.number("superposition.sparse.sparsity")
         with self.beat("dispersion") as b:
             heading = ty.title("La dispersión").to_edge(UP, buff=0.4)
-            self.play(FadeIn(heading), run_time=b.until("densos"))
+            definition = ty.body("la probabilidad de que un rasgo falte", color=palette.MUTED)
+            definition.next_to(heading, DOWN, buff=0.35)
+            diagram = self.diagram
+            self.play(
+                ReplacementTransform(self.model_heading, heading),
+                FadeOut(self.formulas),
+                diagram.animate.scale(0.85 / 0.72).move_to((0, -0.75, 0)),
+                run_time=0.35 * b.until("densos"),
+            )
+            # One sparse example: the features it lacks go dark at the model's input.
+            example = next(row for row in self.number("superposition.sparse.examples") if any(row))
+            self.play(
+                FadeIn(definition, shift=UP * 0.2),
+                *diagram.silence_inputs([v > 0 for v in example]),
+                run_time=b.until("densos"),
+            )
             grids = []
             for k, (key, s) in enumerate((("dense", dense_s), ("sparse", sparse_s))):
                 grid = FeatureSamples(self.number(f"superposition.{key}.examples"), cell=0.38, gap=0.07)
@@ -164,14 +222,16 @@ class Superposition(NarratedScene):
                 share = ty.label(f"presencia de cada rasgo: {ty.fmt_percent(present, 0)}", color=palette.MUTED)
                 share.next_to(grid, DOWN, buff=0.2)
                 grids.append(VGroup(caption, grid, share))
-            self.play(FadeIn(grids[0], shift=UP * 0.2), run_time=b.until("dispersos"))
+            self.play(
+                FadeOut(VGroup(diagram, definition)), FadeIn(grids[0], shift=UP * 0.2), run_time=b.until("dispersos")
+            )
             self.play(FadeIn(grids[1], shift=UP * 0.2), run_time=b.until("juntos"))
             together = ty.label(
                 f"dos o más a la vez: {ty.fmt_percent(self.number('superposition.sparse.two_or_more_share'), 1)}",
                 color=palette.FFN,
             ).next_to(grids[1], DOWN, buff=0.15)
             self.play(FadeIn(together, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(heading, *grids, together)), run_time=b.remaining())
+            self.wait(b.remaining())
 
         threshold = self.number("superposition.threshold")
         dense = FeatureStar(self.number("superposition.dense.weights"), unit=STAR_UNIT, threshold=threshold)
@@ -182,7 +242,12 @@ class Superposition(NarratedScene):
             caption.move_to((PANEL_X, 2.6, 0), aligned_edge=LEFT)
             ring = ty.small(f"anillo punteado: norma {ty.fmt_decimal(threshold, 1)}", color=palette.MUTED)
             ring.move_to((PANEL_X, -2.4, 0), aligned_edge=LEFT)
+            # The dense examples stay, small, beside the star they trained.
+            samples = grids[0][1]
+            data = samples.grid
             self.play(
+                FadeOut(VGroup(heading, grids[0][0], grids[0][2], samples.heads, grids[1], together)),
+                data.animate.scale(MINI_SCALE).move_to(MINI_CENTER),
                 FadeIn(dense.axes),
                 FadeIn(dense.ring),
                 FadeIn(dense.threshold_ring),
@@ -228,9 +293,12 @@ class Superposition(NarratedScene):
                 1.7,
                 palette.FFN,
             )
+            sparse_data = FeatureSamples(self.number("superposition.sparse.examples"), cell=0.38, gap=0.07, heads=False)
+            sparse_data.scale(MINI_SCALE).move_to(MINI_CENTER)
             self.play(
                 FadeOut(VGroup(arc, angle_text, dropped, count, dense.drawn_labels)),
                 ReplacementTransform(caption, new_caption),
+                ReplacementTransform(data, sparse_data),
                 run_time=0.25 * b.until("todos"),
             )
             self.play(
@@ -258,6 +326,7 @@ class Superposition(NarratedScene):
             self.play(FadeIn(norms), FadeIn(name, shift=UP * 0.2), run_time=b.speech_remaining())
             self.play(FadeOut(pentagon), run_time=b.remaining())
         self.stage = [new_caption, ring, count_sparse, gaps, norms, name]
+        self.mini = sparse_data
         self.star_base = VGroup(dense.axes, dense.ring, dense.threshold_ring, dense.origin)
 
     def _fact(self, text: str, y: float, color=palette.INK) -> Text:
@@ -295,13 +364,20 @@ class Superposition(NarratedScene):
                 -1.6,
             )
             self.play(FadeIn(rare, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(
-                FadeOut(VGroup(star.drawn_arrows, star.drawn_labels, push, heading, pushed, cut, rare)),
-                FadeOut(self.star_base),
-                FadeOut(VGroup(*self.stage[:2])),
-                FadeOut(self.tag),
-                run_time=b.remaining(),
-            )
+            self.wait(b.remaining())
+        self.toy_stage = VGroup(
+            star.drawn_arrows,
+            star.drawn_labels,
+            push,
+            heading,
+            pushed,
+            cut,
+            rare,
+            self.star_base,
+            *self.stage[:2],
+            self.mini,
+            self.tag,
+        )
 
     # -- a real polysemantic neuron ----------------------------------------------------------
     def real_neuron(self) -> None:
@@ -334,6 +410,7 @@ class Superposition(NarratedScene):
             ).to_corner(UL, buff=0.3)
             badge = model_badge(self, "minilm").to_corner(UR, buff=0.3)
             self.play(
+                FadeOut(self.toy_stage),
                 FadeIn(badge),
                 FadeIn(card),
                 FadeIn(bars.baseline),
@@ -371,13 +448,18 @@ class Superposition(NarratedScene):
             ).arrange(DOWN, aligned_edge=RIGHT, buff=0.15)
             poly.next_to(badge, DOWN, buff=0.35).to_edge(RIGHT, buff=0.4)
             self.play(FadeIn(poly, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(bars, mark, top, poly, card, badge)), run_time=b.remaining())
+            self.wait(b.remaining())
 
         with self.beat("cautela") as b:
             claim = VGroup(
                 ty.body("más rasgos que neuronas  →  neuronas polisemánticas", color=palette.INK),
             ).move_to((0, 3.0, 0))
-            self.play(FadeIn(claim, shift=DOWN * 0.2), run_time=b.until("pero"))
+            # The neuron's bars stay as the example the claim is about.
+            self.play(
+                FadeOut(VGroup(mark, top, poly, card, badge)),
+                FadeIn(claim, shift=DOWN * 0.2),
+                run_time=b.until("pero"),
+            )
             verdict = (
                 VGroup(
                     ty.body("una neurona polisemántica es compatible", color=palette.FFN),
@@ -389,6 +471,7 @@ class Superposition(NarratedScene):
             self.play(FadeIn(verdict, shift=UP * 0.2), run_time=b.until("bricken"))
             picture = NeuronsToFeatures(height=2.1).move_to((0, -0.7, 0))
             self.play(
+                FadeOut(bars),
                 FadeIn(picture.neurons),
                 FadeIn(picture.names[0]),
                 Create(picture.links),
@@ -400,4 +483,4 @@ class Superposition(NarratedScene):
             ours = ty.label("aquí: un modelo de juguete y una neurona real", color=palette.MUTED)
             ours.move_to((0, -2.9, 0))
             self.play(FadeIn(ours, shift=UP * 0.2), run_time=b.speech_remaining())
-            self.play(FadeOut(VGroup(claim, verdict, picture, ours)), run_time=b.remaining())
+            self.wait(b.remaining())  # the scene ends on its picture, not on black

@@ -175,3 +175,38 @@ def test_neurons_to_features_draws_fewer_neurons_than_features_each_linked_to_al
     assert len(picture.neurons) == 3 and len(picture.features) == 9 and len(picture.links) == 27
     with pytest.raises(ValueError, match="fewer neurons than features"):
         NeuronsToFeatures(4, 4)
+
+
+def test_toy_model_ghost_has_every_node_and_line_of_the_diagram_in_the_inactive_hue_and_no_text():
+    from manim import MathTex, Text
+
+    from scenes.kit import palette
+    from scenes.kit.superposition import ToyModelDiagram
+
+    diagram = ToyModelDiagram(5, 2).shift((1.0, -0.5, 0))
+    ghost = diagram.ghost()
+    assert (len(ghost.inputs), len(ghost.hidden), len(ghost.outputs)) == (5, 2, 5)
+    assert sum(len(part) for part in ghost.lines) == len(diagram.encode) + len(diagram.decode)
+    for mine, theirs in zip(ghost.inputs, diagram.inputs):
+        assert np.allclose(mine.get_center(), theirs.get_center())
+        assert mine.get_stroke_color() == palette.INACTIVE
+    assert not any(isinstance(m, (Text, MathTex)) for m in ghost.get_family())
+
+
+def test_silencing_inputs_darkens_exactly_the_absent_features():
+    from scenes.kit.superposition import ToyModelDiagram
+
+    diagram = ToyModelDiagram(5, 2)
+    assert len(diagram.silence_inputs([False, False, True, False, True])) == 3
+
+
+def test_the_opening_columns_draw_the_cells_and_words_they_are_given():
+    from scenes.kit.superposition import VectorColumn, VocabularyColumn
+
+    vector = VectorColumn(top=6, bottom=2)
+    assert len(vector.cells) == 8 and vector.height > 3.0  # a column tall enough to carry its beat
+    words = _n("closing.words")[::5]
+    vocabulary = VocabularyColumn(words)
+    assert [w.text for w in vocabulary.words] == list(words)
+    with pytest.raises(ValueError, match="at least one word"):
+        VocabularyColumn(())

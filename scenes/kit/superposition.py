@@ -6,7 +6,8 @@ in the plane: a `FeatureStar` draws them from the origin, each as long as its no
 dashed ring at the norm a feature needs to count as represented. `ToyModelDiagram` is the
 model as nodes (n in, m hidden, n out); `FeatureSamples` a few example inputs as a grid of
 cells (lit = present, brighter = larger); `ToyModelTag` the plain label a model trained here
-wears instead of a badge.
+wears instead of a badge. `VectorColumn` and `VocabularyColumn` open the scene: a real
+model's vector as a tall column of coordinates, and its vocabulary as a column of words.
 
 Figures are passed in already formatted: the scene reads them through `self.number`.
 """
@@ -41,6 +42,7 @@ from scenes.kit.gallery_samples import sample_of
 
 FEATURE_COLOR = palette.FFN  # a feature's direction
 DROPPED_COLOR = palette.INACTIVE  # a feature the model left out (norm about 0)
+INACTIVE_COLOR = palette.INACTIVE  # a node not yet lit, or a feature absent from an example
 LABEL_SIZE = 44  # MathTex font size of a feature's name (x₀ ... ) and the diagram's names
 
 
@@ -253,10 +255,111 @@ class ToyModelDiagram(VGroup):
             node.set_fill(FEATURE_COLOR, opacity=0.25 + 0.5 * (1 - k / max(n - 1, 1)))
         self.add(self.encode, self.decode, self.inputs, self.hidden, self.outputs, self.names, self.matrices)
 
+    def ghost(self, color=INACTIVE_COLOR) -> VGroup:
+        """The diagram's nodes and lines, without its names, dimmed: the model's shape shown
+        before its parts light up one by one on top of it. Nodes are discs in the inactive
+        hue, lines faint. The copy has `inputs`, `hidden`, `outputs` and `lines` like the
+        diagram."""
+        ghost = VGroup()
+        for part in ("inputs", "hidden", "outputs"):
+            nodes = getattr(self, part).copy()
+            for node in nodes:
+                node.set_stroke(color, opacity=1.0).set_fill(color, opacity=1.0)
+            setattr(ghost, part, nodes)
+        ghost.lines = VGroup(self.encode.copy(), self.decode.copy()).set_stroke(palette.MUTED, opacity=0.5)
+        ghost.add(ghost.lines, ghost.inputs, ghost.hidden, ghost.outputs)
+        return ghost
+
+    def silence_inputs(self, present) -> list:
+        """Animations that darken the input nodes whose feature is absent (`present[i]` false):
+        an example with features missing, as the sparsity beat says."""
+        return [
+            node.animate.set_stroke(INACTIVE_COLOR).set_fill(palette.BACKGROUND, opacity=1.0)
+            for node, on in zip(self.inputs, present)
+            if not on
+        ]
+
 
 @sample_of(ToyModelDiagram)
 def _toy_model_diagram():
     return ToyModelDiagram(number("superposition.n_features").value, number("superposition.n_hidden").value)
+
+
+class VectorColumn(VGroup):
+    """A vector as a tall column of coordinates: `top` cells, a vertical ellipsis, `bottom`
+    cells, in a bracket; it stands for a vector of many more coordinates than drawn (the
+    count is said beside it, not drawn). `cells` are the squares, `dots` the ellipsis."""
+
+    def __init__(
+        self, top: int = 7, bottom: int = 2, cell: float = 0.32, gap: float = 0.08, color=FEATURE_COLOR, **kwargs
+    ):
+        super().__init__(**kwargs)
+        if top < 1 or bottom < 0:
+            raise ValueError(f"a vector column draws at least one cell above its ellipsis (got top={top})")
+
+        def square(k: int, total: int) -> Rectangle:
+            return Rectangle(
+                width=cell,
+                height=cell,
+                stroke_color=color,
+                stroke_width=2,
+                fill_color=color,
+                fill_opacity=0.2 + 0.55 * ((k * 7) % total) / max(total - 1, 1),
+            )
+
+        upper = VGroup(*(square(k, top + bottom) for k in range(top))).arrange(DOWN, buff=gap)
+        self.dots = ty.math(r"\vdots", font_size=40, color=color)
+        lower = VGroup(*(square(top + k, top + bottom) for k in range(bottom))).arrange(DOWN, buff=gap)
+        column = VGroup(upper, self.dots, *([lower] if bottom else [])).arrange(DOWN, buff=gap * 1.5)
+        self.cells = VGroup(*upper, *lower)
+        self.bracket = _brackets(column, color=palette.MUTED)
+        self.add(self.bracket, self.cells, self.dots)
+
+
+class VocabularyColumn(VGroup):
+    """A vocabulary as a column of some of its words with an ellipsis under them, in a thin
+    frame: the many things a model has to tell apart. `words` are the word labels."""
+
+    def __init__(self, words, color=palette.INK, **kwargs):
+        super().__init__(**kwargs)
+        if not words:
+            raise ValueError("a vocabulary column needs at least one word")
+        self.words = VGroup(*(ty.label(w, color=color) for w in words)).arrange(DOWN, buff=0.12)
+        self.dots = ty.math(r"\vdots", font_size=40, color=color).next_to(self.words, DOWN, buff=0.15)
+        body = VGroup(self.words, self.dots)
+        self.frame = RoundedRectangle(
+            corner_radius=0.15,
+            width=body.width + 0.5,
+            height=body.height + 0.4,
+            color=palette.MUTED,
+            stroke_width=2,
+        ).move_to(body)
+        self.add(self.frame, self.words, self.dots)
+
+
+def _brackets(mob, color=palette.MUTED, reach: float = 0.12, buff: float = 0.1) -> VGroup:
+    """A matrix's square brackets round `mob`."""
+    top, bottom = mob.get_top()[1] + buff, mob.get_bottom()[1] - buff
+    left, right = mob.get_left()[0] - buff, mob.get_right()[0] + buff
+
+    def side(x: float, sign: float) -> VGroup:
+        return VGroup(
+            Line((x, bottom, 0), (x, top, 0), color=color, stroke_width=3),
+            Line((x, top, 0), (x + sign * reach, top, 0), color=color, stroke_width=3),
+            Line((x, bottom, 0), (x + sign * reach, bottom, 0), color=color, stroke_width=3),
+        )
+
+    return VGroup(side(left, 1.0), side(right, -1.0))
+
+
+@sample_of(VectorColumn)
+def _vector_column():
+    return VectorColumn()
+
+
+@sample_of(VocabularyColumn)
+def _vocabulary_column():
+    return VocabularyColumn(number("closing.words").value[::5])
 
 
 class FeatureSamples(VGroup):
@@ -394,5 +497,7 @@ __all__ = [
     "FeatureStar",
     "ToyModelDiagram",
     "ToyModelTag",
+    "VectorColumn",
+    "VocabularyColumn",
     "feature_tex",
 ]
