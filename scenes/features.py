@@ -40,13 +40,22 @@ from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
-from scenes.kit.directions import DirectionPlane, Shadow, ShadowRows, ThresholdLine, VectorStrip, WordBars
+from scenes.kit.directions import (
+    DirectionPlane,
+    Shadow,
+    ShadowRows,
+    StreamColumn,
+    ThresholdLine,
+    VectorStrip,
+    WordBars,
+)
 from scenes.kit.narrated import NarratedScene
 from scenes.kit.steps import play_in_steps
 from scenes.kit.tokens import TokenRow
 
 KEY_ORIGIN = (-2.7, -1.9, 0)  # the origin of the plane of Norm(x) and the key
 KEY_SCALE = 0.92  # scene units per unit of the stream's coordinates, in that plane
+WRITE_ANGLE_DEG = 24  # the plane of x and the value, turned so the long stream rises across the frame
 SHADOW_W = -0.75  # the shadow is drawn as a dimension line this far under the key's line
 PANEL_X = 0.9  # left edge of the text beside the plane
 
@@ -74,19 +83,30 @@ class Features(NarratedScene):
         d = self.number("features.d_model")
         word = self.number("features.word")
         with self.beat("corriente") as b:
-            self.play(FadeIn(self.badge), run_time=b.until("frase"))
             words = self.number("features.prompt").split()
-            row = TokenRow(words).move_to((-1.6, 2.4, 0))
+            row = TokenRow(words).move_to((-3.0, -2.85, 0))
             chip = row.chips[row.index(word)]
-            self.play(FadeIn(row, shift=DOWN * 0.2), run_time=b.until("vector"))
-            strip = VectorStrip(self.number("features.x"), cell=0.3).move_to((-1.0, 0.6, 0))
+            column = StreamColumn(chip.get_top())
+            self.add(self.badge, column.attention, column.ffn)  # the scene opens on a drawing
+            self.play(
+                LaggedStart(*(GrowArrow(arrow) for arrow in column.flow), lag_ratio=0.4), run_time=b.until("frase")
+            )
+            self.play(FadeIn(row, shift=UP * 0.2), run_time=b.until("vector"))
+            strip = VectorStrip(self.number("features.x"), rows=4, cell=0.3).move_to((3.35, 0.6, 0))
             strip_name = ty.label(f"Norm(x): {ty.fmt_int(d)} números", color=palette.FFN)
             strip_name.next_to(strip, DOWN, buff=0.3)
+            reads = FlowArrow(column.ffn.get_right(), strip.get_left(), color=palette.FFN, buff=0.1)
             play_in_steps(
                 self,
                 b.until("flecha"),
-                (chip.box.animate.set_stroke(palette.FFN, width=5).set_fill(palette.FFN, opacity=0.3), 0.3),
-                ((GrowFromPoint(strip, chip.get_bottom()), FadeIn(strip_name)), None),
+                (
+                    (
+                        chip.box.animate.set_stroke(palette.FFN, width=5).set_fill(palette.FFN, opacity=0.3),
+                        column.ffn.light_up(),
+                    ),
+                    0.3,
+                ),
+                ((GrowArrow(reads), GrowFromPoint(strip, column.ffn.get_right()), FadeIn(strip_name)), None),
             )
             self.plane = DirectionPlane(u_range=(-3.1, 2.6), scale=KEY_SCALE).move_to(KEY_ORIGIN)
             self.plane.shift(KEY_ORIGIN - self.plane.origin.get_center())
@@ -94,13 +114,18 @@ class Features(NarratedScene):
             self.x_arrow = self.plane.arrow(u, w, color=palette.FFN)
             self.x_name = ty.label("Norm(x)", color=palette.FFN).next_to(self.x_arrow.get_end(), RIGHT, buff=0.2)
             where = ty.small(f"«{word}» en «{' '.join(words)}»").to_corner(UL, buff=0.3)
+            # The numbers stay beside the arrow they become: the same vector, two pictures.
             play_in_steps(
                 self,
                 b.speech_remaining(),
-                ((FadeOut(row), FadeOut(strip_name), ReplacementTransform(strip, self.x_arrow)), 0.6),
+                (
+                    (FadeOut(row), FadeOut(column), FadeOut(reads), ReplacementTransform(strip.copy(), self.x_arrow)),
+                    0.6,
+                ),
                 ((FadeIn(self.x_name), FadeIn(where), FadeIn(self.plane.origin)), None),
             )
             self.where = where
+            self.numbers = VGroup(strip, strip_name)
 
     # -- the key: a dot product, a threshold, a question -----------------------------------
     def key_asks(self) -> None:
@@ -118,7 +143,9 @@ class Features(NarratedScene):
             why.next_to(column, DOWN, buff=0.15).align_to(column, LEFT)
             caption = ty.small(f"plano que contiene Norm(x) y {nt.key_symbol(n)}").next_to(self.where, DOWN, buff=0.15)
             caption.align_to(self.where, LEFT)
-            self.play(GrowArrow(key), FadeIn(key_name), FadeIn(column), run_time=b.until("plano"))
+            self.play(
+                FadeOut(self.numbers), GrowArrow(key), FadeIn(key_name), FadeIn(column), run_time=b.until("plano")
+            )
             self.play(Create(plane.axis), FadeIn(caption), run_time=b.until("sombra"))
             shadow = Shadow(plane, shadow_u, w, offset=SHADOW_W, color=palette.FFN)
             shadow_name = ty.label("sombra", color=palette.FFN).next_to(shadow.segment, DOWN, buff=0.15)
@@ -184,28 +211,36 @@ class Features(NarratedScene):
             rows_name = ty.small(f"la sombra de cada hecho sobre la línea de {nt.key_symbol(n)}")
             rows_name.next_to(rows, UP, buff=0.2).align_to(rows, LEFT)
             threshold_name = ty.small("umbral", color=palette.ATTENTION).next_to(rows.threshold_line, DOWN, buff=0.1)
-            drawing = VGroup(plane.axis, plane.origin, key, key_name, self.x_arrow, self.x_name, shadow, shadow_name)
+            drawing = VGroup(plane.origin, key, key_name, self.x_arrow, self.x_name, shadow, shadow_name)
+            # The key's line and its threshold stay and become the line of every fact.
             self.play(
                 FadeOut(VGroup(column, why, product, figures, bias, relu)),
                 FadeOut(drawing),
                 FadeOut(passing),
-                FadeOut(line),
                 FadeOut(line_name),
                 FadeOut(self.where),
                 FadeOut(caption),
+                ReplacementTransform(plane.axis, rows.tracks),
+                ReplacementTransform(line, rows.threshold_line),
+                FadeIn(rows.zero),
+                FadeIn(rows_name),
+                FadeIn(rows.names),
                 run_time=b.until("hechos"),
             )
             self.play(
-                FadeIn(rows_name),
-                FadeIn(rows.zero),
-                LaggedStart(*(FadeIn(rows.row(i), shift=RIGHT * 0.3) for i in rows.order), lag_ratio=0.12),
+                LaggedStart(*(FadeIn(rows.row(i)[2], shift=RIGHT * 0.3) for i in rows.order), lag_ratio=0.12),
                 run_time=b.until("pasan"),
             )
             count = ty.body(
                 f"{self.number('features.pusher.n_fired')} de {self.number('features.n_facts')} cruzan el umbral",
                 color=palette.ACTIVE,
             ).move_to((PANEL_X, 1.6, 0), aligned_edge=LEFT)
-            self.play(Create(rows.threshold_line), FadeIn(threshold_name), FadeIn(count), run_time=b.until("lejos"))
+            self.play(
+                Indicate(rows.threshold_line, color=palette.ATTENTION),
+                FadeIn(threshold_name),
+                FadeIn(count),
+                run_time=b.until("lejos"),
+            )
             ring = Circle(radius=0.2, color=palette.HIGHLIGHT, stroke_width=5).move_to(rows.row(lemon)[2])
             top = ty.label(f"el más lejos: «{self.number('features.pusher.top_subject')}»", color=palette.HIGHLIGHT)
             top.next_to(count, DOWN, buff=0.45, aligned_edge=LEFT)
@@ -217,27 +252,29 @@ class Features(NarratedScene):
         n = self.neuron
         act = self.number("features.pusher.activation")
         with self.beat("valor") as b:
-            self.play(FadeOut(self.question), run_time=b.until("fila"))
             self.value_strip = VectorStrip(self.number("features.pusher.value"), rows=2, cell=0.3)
             self.value_strip.move_to((-2.2, 2.2, 0))
             self.value_name = ty.label(f"{nt.value_label(n)} = fila {n} de {nt.w2()}", color=palette.POSITIVE)
             self.value_name.next_to(self.value_strip, DOWN, buff=0.25)
-            self.play(FadeIn(self.value_strip, shift=DOWN * 0.2), FadeIn(self.value_name), run_time=b.until("suma"))
             (stream_u, _), (along, across) = self.number("features.pusher.write_plane")
-            plane = DirectionPlane(scale=0.66, angle_deg=18, axis=False)
+            # The stream is long (its true length, in the plane of x and v): it crosses the frame.
+            plane = DirectionPlane(scale=0.66, angle_deg=WRITE_ANGLE_DEG, axis=False)
             plane.shift((-6.3, -3.1, 0) - plane.origin.get_center())
             stream = plane.arrow(stream_u, 0, color=palette.INK)
             stream_name = ty.label("x: la corriente", color=palette.INK)
             stream_name.next_to(plane.point(stream_u * 0.55, 0), DOWN + RIGHT, buff=0.15)
+            self.play(
+                FadeOut(self.question),
+                FadeIn(self.value_strip, shift=DOWN * 0.2),
+                FadeIn(plane.origin),
+                GrowArrow(stream),
+                run_time=b.until("fila"),
+            )
+            self.play(FadeIn(self.value_name), FadeIn(stream_name), run_time=b.until("suma"))
             write = plane.arrow(stream_u + along, across, start=(stream_u, 0), color=palette.POSITIVE, stroke_width=9)
             write_name = ty.label(f"+ {nt.activation(act)} · {nt.value_symbol(n)}", color=palette.POSITIVE)
             write_name.next_to(write.get_end(), UP + RIGHT, buff=0.1)
-            play_in_steps(
-                self,
-                b.until("empujon"),
-                ((FadeIn(plane.origin), GrowArrow(stream), FadeIn(stream_name)), 0.5),
-                ((GrowArrow(write), FadeIn(write_name)), None),
-            )
+            self.play(GrowArrow(write), FadeIn(write_name), run_time=b.until("empujon"))
             sizes = ty.label(
                 f"‖{nt.activation(act)} · {nt.value_symbol(n)}‖ = "
                 f"{ty.fmt_decimal(self.number('features.pusher.write_norm'))}     "
@@ -255,36 +292,34 @@ class Features(NarratedScene):
     def lens_reads(self) -> None:
         n = self.neuron
         with self.beat("lente") as b:
-            strip = self.value_strip.copy().scale(0.55).move_to((-4.9, 0.7, 0))
+            strip = self.value_strip.copy().scale(0.55).move_to((-4.9, 0.2, 0))
             strip_name = ty.label(nt.value_symbol(n), color=palette.POSITIVE).next_to(strip, UP, buff=0.25)
+            # The head maps the stream onto every word of the vocabulary: a tall box.
+            box = StageBox("norma final\ny cabeza", palette.MUTED, width=2.8, height=3.0).move_to((-1.0, 0.2, 0))
+            into = FlowArrow(strip.get_right(), box.get_left(), color=palette.POSITIVE)
+            lens_name = ty.small("lente de logits").next_to(box, DOWN, buff=0.25)
             self.play(
                 FadeOut(self.write_drawing),
                 FadeOut(self.write_notes),
                 ReplacementTransform(self.value_strip, strip),
                 ReplacementTransform(self.value_name, strip_name),
+                FadeIn(box),
+                GrowArrow(into),
                 run_time=b.until("cabeza"),
             )
-            box = StageBox("norma final\ny cabeza", palette.MUTED, width=2.8, height=1.6).move_to((-1.0, 0.7, 0))
-            into = FlowArrow(strip.get_right(), box.get_left(), color=palette.POSITIVE)
-            lens_name = ty.small("lente de logits").next_to(box, DOWN, buff=0.25)
-            play_in_steps(
-                self,
-                b.until("primera"),
-                ((GrowArrow(into), FadeIn(box)), 0.4),
-                ((box.light_up(), FadeIn(lens_name)), None),
-            )
+            self.play(box.light_up(), FadeIn(lens_name), run_time=b.until("primera"))
             bars = WordBars(
                 self.number("features.pusher.lens_words"),
                 self.number("features.pusher.lens_logits"),
                 highlight=(self.answer,),
             ).move_to((3.85, 0.2, 0))
-            header = ty.label("logit que suma en esta frase", color=palette.MUTED).next_to(bars, UP, buff=0.45)
+            header = ty.label("logit que suma en esta frase", color=palette.MUTED).next_to(bars, UP, buff=0.3)
             out = FlowArrow(box.get_right(), bars.rows[0][0].get_left(), color=palette.MUTED)
             place = ty.label(
                 f"«{self.answer}»: puesto {self.number('features.pusher.answer_place')} "
                 f"de {self.number('features.vocab_size')} palabras",
                 color=palette.HIGHLIGHT,
-            ).next_to(bars, DOWN, buff=0.45)
+            ).next_to(bars, DOWN, buff=0.3)
             play_in_steps(
                 self,
                 b.until("otras"),
@@ -319,9 +354,9 @@ class Features(NarratedScene):
             ).move_to((-3.5, -0.3, 0))
             rows_name = ty.small(f"la sombra de cada hecho sobre la línea de {nt.key_symbol(other)}")
             rows_name.next_to(rows, UP, buff=0.2).align_to(rows, LEFT)
-            self.play(FadeOut(lens), run_time=b.until("otra"))
             lemon_row, sea_row = rows.row(lemon), rows.row(sea)
             self.play(
+                FadeOut(lens),
                 FadeIn(title),
                 FadeIn(rows_name),
                 FadeIn(rows.tracks),
@@ -329,16 +364,16 @@ class Features(NarratedScene):
                 Create(rows.threshold_line),
                 FadeIn(rows.dots),
                 FadeIn(rows.names),
-                FadeIn(lemon_row[3]),
-                run_time=b.until("mar"),
+                run_time=b.until("otra"),
             )
+            self.play(FadeIn(lemon_row[3]), Indicate(lemon_row[2], color=palette.HIGHLIGHT), run_time=b.until("mar"))
             self.play(FadeIn(sea_row[3]), Indicate(sea_row[0], color=palette.ACTIVE), run_time=b.until("salado"))
             bars = WordBars(
                 self.number("features.hardest.lens_words"),
                 self.number("features.hardest.lens_logits"),
                 highlight=(self.answer, self.number("features.hardest.first_word")),
             ).move_to((3.9, 0.3, 0))
-            header = ty.label("logit que suma en esta frase", color=palette.MUTED).next_to(bars, UP, buff=0.45)
+            header = ty.label("logit que suma en esta frase", color=palette.MUTED).next_to(bars, UP, buff=0.3)
             self.play(
                 FadeIn(header),
                 LaggedStart(*(FadeIn(row, shift=RIGHT * 0.2) for row in bars.rows), lag_ratio=0.3),
@@ -358,14 +393,15 @@ class Features(NarratedScene):
                 tex_template=ty.TEX_TEMPLATE,
                 color=palette.INK,
             ).scale(1.05)
-            formula.move_to(DOWN * 0.9)
+            formula.move_to(DOWN * 0.6)
             notes = [
                 (formula[1], "pregunta", DOWN, palette.FFN),
                 (formula[3], "umbral", UP, palette.ATTENTION),
                 (formula[5], "dirección que escribe", DOWN, palette.POSITIVE),
             ]
             braces = [_brace_note(part, text, side, color) for part, text, side, color in notes]
-            key_drawing = self.key_summary.scale(0.55).move_to((-4.0, 1.7, 0))
+            # The key's drawing sits on the formula it sums up: one picture with it.
+            key_drawing = self.key_summary.scale(0.55).next_to(formula, UP, buff=0.15).set_x(-4.0)
             top_word = self.bars_summary.rows[0].move_to((1.9, 1.4, 0))
             read_as = ty.small(f"{nt.value_symbol(self.neuron)} por la lente de logits").next_to(top_word, UP, buff=0.3)
             bars = VGroup(read_as, top_word)

@@ -115,6 +115,19 @@ def test_vector_strip_has_one_cell_per_entry_coloured_by_sign():
         VectorStrip([0.1, 0.2, 0.3], rows=2)
 
 
+def test_stream_column_rises_from_the_word_through_attention_then_the_ffn():
+    from scenes.kit.directions import StreamColumn
+
+    column = StreamColumn((1.0, -2.0, 0))
+    first, second, out = column.flow
+    assert first.get_start()[1] == pytest.approx(-2.0 + 0.08, abs=0.02)  # from the word's chip, upward
+    assert first.get_start()[1] < column.attention.get_bottom()[1] < column.ffn.get_bottom()[1]
+    assert out.get_end()[1] > column.ffn.get_top()[1]
+    for part in (column.attention, column.ffn):
+        assert part.get_center()[0] == pytest.approx(1.0)
+        assert part.label.font_size * 0.945 >= 20  # its label stays legible at 854x480
+
+
 # -- the scene -----------------------------------------------------------------------------
 
 

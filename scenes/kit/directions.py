@@ -20,6 +20,7 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UP,
     Arrow,
     DashedLine,
     Dot,
@@ -31,6 +32,7 @@ from manim import (
 from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.gallery_samples import sample_of
 from scenes.kit.matrix import value_color
 
@@ -330,6 +332,35 @@ def _word_bars():
     )
 
 
+class StreamColumn(VGroup):
+    """One word's residual stream rising through the last block: a flow arrow up from
+    `bottom` (a point, the top of the word's chip) into an attention box, on into a
+    feed-forward box, and out above it. `attention` and `ffn` are the two `StageBox`es,
+    `flow` the arrows between them (bottom to top)."""
+
+    def __init__(
+        self, bottom, box_width: float = 3.2, box_height: float = 0.9, gap: float = 0.85, out: float = 0.8, **kwargs
+    ):
+        super().__init__(**kwargs)
+        base = np.array(bottom, dtype=float)
+        self.attention = StageBox("atención", palette.ATTENTION, width=box_width, height=box_height)
+        self.attention.move_to(base + UP * (gap + box_height / 2))
+        self.ffn = StageBox("feed-forward", palette.FFN, width=box_width, height=box_height)
+        self.ffn.next_to(self.attention, UP, buff=gap)
+        top = self.ffn.get_top() + UP * out
+        self.flow = VGroup(
+            FlowArrow(base, self.attention.get_bottom(), buff=0.08),
+            FlowArrow(self.attention.get_top(), self.ffn.get_bottom(), buff=0.08),
+            FlowArrow(self.ffn.get_top(), top, buff=0.08),
+        )
+        self.add(self.flow, self.attention, self.ffn)
+
+
+@sample_of(StreamColumn)
+def _stream_column():
+    return StreamColumn((0.0, -2.0, 0.0))
+
+
 def caption_below(mob, text: str, buff: float = 0.25):
     """A small muted caption under `mob` (what a drawing is: «plano de Norm(x) y k₉₂»)."""
     return ty.small(text, color=palette.MUTED).next_to(mob, DOWN, buff=buff)
@@ -339,6 +370,7 @@ __all__ = [
     "DirectionPlane",
     "Shadow",
     "ShadowRows",
+    "StreamColumn",
     "ThresholdLine",
     "VectorStrip",
     "WordBars",
