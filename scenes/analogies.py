@@ -9,9 +9,11 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Create,
     FadeIn,
     FadeOut,
     GrowArrow,
+    Indicate,
     LaggedStart,
     Line,
     ReplacementTransform,
@@ -25,14 +27,20 @@ from scenes.kit import notation as nt
 from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
-from scenes.kit.blocks import StageBox, stage_row
-from scenes.kit.icons import Jury
+from scenes.kit.blocks import FlowArrow
+from scenes.kit.icons import Jury, JuryBox, StageFrame
 from scenes.kit.matrix import VectorColumn
 from scenes.kit.narrated import NarratedScene
 from scenes.kit.neurons import NeuronRow
 
-JUROR_SPACING = 1.45  # scene units between jurors (room for a column of two-decimal values each)
-VOTE_UNIT = 0.8  # scene units of bar height per unit of vote
+JUROR_SPACING = 1.4  # scene units between jurors (room for a column of two-decimal values each)
+JUROR_SIZE = 1.5  # jurors are drawn this much larger than the kit's default
+VOTE_UNIT = 1.0  # scene units of bar height per unit of vote
+BOX_CENTRE_X = 1.1  # the jury box sits right of centre, the evidence at the left edge
+WALL_TOP_Y = 1.6  # the rail the jurors sit behind
+WALL_HEIGHT = 2.8
+VOTE_BASELINE_SHARE = 0.36  # where on the wall's front the votes' zero line sits (0 bottom, 1 top)
+EVIDENCE_AT = (-6.0, 0.2, 0)
 
 
 class Analogies(NarratedScene):
@@ -51,23 +59,42 @@ class Analogies(NarratedScene):
 
     # -- el jurado ---------------------------------------------------------------------
     def jury_story(self) -> None:
+        self.trial()
+        self.votes_cast()
+        self.silence()
+        self.verdict_reached()
+
+    def trial(self) -> None:
         with self.beat("juicio") as b:
-            heading = ty.title("Una analogía: el jurado").to_edge(UP, buff=0.45)
-            self.play(FadeIn(heading), run_time=b.until("evidencia"))
-            self.evidence_col = VectorColumn(self.evidence, places=1, font_size=ty.SMALL_SIZE, scale=self.scale)
-            self.evidence_col.move_to((-6.0, 0.9, 0))
-            tag = VGroup(
+            self.heading = ty.title("Una analogía: el jurado").to_edge(UP, buff=0.3)
+            self.box = JuryBox(self.d_ff, spacing=JUROR_SPACING, wall_height=WALL_HEIGHT)
+            self.box.shift(RIGHT * BOX_CENTRE_X + UP * (WALL_TOP_Y - self.box.wall.get_top()[1]))
+            # The courtroom is there from the first frame; its empty chairs are drawn as the voice sets the scene.
+            self.add(self.heading, self.box.wall, self.box.rail)
+            self.play(Create(self.box.seats, lag_ratio=0.1), run_time=b.until("evidencia"))
+            self.evidence_col = VectorColumn(self.evidence, places=1, font_size=ty.LABEL_SIZE, scale=self.scale)
+            self.evidence_col.move_to(EVIDENCE_AT)
+            self.evidence_tags = VGroup(
                 ty.small("evidencia").next_to(self.evidence_col, UP, buff=0.2),
                 ty.small("«perro»").next_to(self.evidence_col, DOWN, buff=0.2),
             )
-            self.play(FadeIn(self.evidence_col), FadeIn(tag), run_time=0.6 * b.until("jurado"))
+            self.play(
+                FadeIn(self.evidence_col, shift=RIGHT * 0.3),
+                FadeIn(self.evidence_tags),
+                run_time=0.6 * b.until("jurado"),
+            )
             self.wait(b.until("jurado"))
-            self.jury = Jury(self.d_ff, spacing=JUROR_SPACING).move_to((0.65, 2.2, 0))
+            self.jury = Jury(self.d_ff, spacing=JUROR_SPACING, size=JUROR_SIZE).seat_in(self.box)
+            self.members = ty.label(f"{self.d_ff} miembros = {self.d_ff} neuronas", color=palette.INK).move_to(
+                (self.box.get_x(), self.box.board_y(0.5), 0)
+            )
             self.play(
                 LaggedStart(*(FadeIn(j, shift=DOWN * 0.2) for j in self.jury.jurors), lag_ratio=0.15),
+                FadeIn(self.members),
                 run_time=0.6 * b.speech_remaining(),
             )
 
+    def votes_cast(self) -> None:
         with self.beat("votos") as b:
             sight = VGroup(
                 *(
@@ -81,10 +108,14 @@ class Analogies(NarratedScene):
                     for j in self.jury.jurors
                 )
             )
-            self.play(LaggedStart(*(FadeIn(s) for s in sight), lag_ratio=0.1), run_time=0.6 * b.until("votos"))
+            self.play(
+                FadeOut(self.members),
+                LaggedStart(*(Create(s) for s in sight), lag_ratio=0.1),
+                run_time=0.6 * b.until("votos"),
+            )
             self.wait(b.until("votos"))
             self.vote_row = self._vote_row(self.votes)
-            self.vote_axis = self.vote_row.y_axis("voto", title_on_top=True)
+            self.vote_axis = self.vote_row.y_axis("voto", buff=0.25, title_on_top=True)
             self.play(
                 FadeOut(sight),
                 FadeIn(self.vote_axis),
@@ -92,21 +123,28 @@ class Analogies(NarratedScene):
                 run_time=0.6 * b.speech_remaining(),
             )
 
+    def silence(self) -> None:
         with self.beat("silencio") as b:
             self.wait(b.until("callan"))
             spoken_row = self._vote_row(self.spoken)
-            icons = spoken_row.icons(self.spoken)
+            self.icons = spoken_row.icons(self.spoken)
+            self.icons.set_y(self.box.board_y(VOTE_BASELINE_SHARE) - 0.45)
             moods = [j.speaking() if a > 0 else j.silenced() for j, a in zip(self.jury.jurors, self.spoken)]
             self.play(
                 *(Transform(n, m) for n, m in zip(self.vote_row.neurons, spoken_row.neurons)),
-                FadeIn(icons),
+                FadeIn(self.icons),
                 *moods,
-                run_time=0.5 * b.speech_remaining(),
+                run_time=0.4 * b.speech_remaining(),
             )
-            self.icons = icons
+            n_active = self.number("perro.n_active")
+            self.tally = ty.label(f"hablan {n_active} de {self.d_ff}", color=palette.ACTIVE)
+            self.tally.next_to(self.box.wall, DOWN, buff=0.45)
+            self.play(FadeIn(self.tally, shift=UP * 0.2), run_time=0.4 * b.speech_remaining())
 
+    def verdict_reached(self) -> None:
         with self.beat("veredicto") as b:
             speaking = [i for i, a in enumerate(self.spoken) if a > 0]
+            # Each speaker's contribution is written on the wall under it, where its vote was.
             terms = {
                 i: VectorColumn(
                     self.number(f"perro.contribution.n{i + 1}"),
@@ -114,11 +152,15 @@ class Analogies(NarratedScene):
                     font_size=ty.SMALL_SIZE,
                     h_buff=0.2,
                     scale=self.scale,
-                ).move_to((self.jury.jurors[i].get_x(), 0.35, 0))
+                ).move_to((self.box.column_x(i), self.box.board_y(0.5), 0))
                 for i in speaking
             }
             self.play(
-                FadeOut(self.vote_row), FadeOut(self.vote_axis), FadeOut(self.icons), run_time=0.3 * b.until("aportes")
+                FadeOut(self.vote_row),
+                FadeOut(self.vote_axis),
+                FadeOut(self.icons),
+                FadeOut(self.tally),
+                run_time=0.3 * b.until("aportes"),
             )
             self.wait(b.until("aportes"))
             self.play(
@@ -126,64 +168,81 @@ class Analogies(NarratedScene):
                 run_time=0.8 * b.until("suma"),
             )
             self.wait(b.until("suma"))
-            verdict = VectorColumn(self.verdict, places=2, font_size=ty.SMALL_SIZE, h_buff=0.2, scale=self.scale)
-            verdict.move_to((self.jury.get_x(), -2.35, 0))
+            self.verdict_col = VectorColumn(
+                self.verdict, places=2, font_size=ty.LABEL_SIZE, h_buff=0.25, scale=self.scale
+            )
+            self.verdict_col.move_to((self.box.get_x(), -2.65, 0))
             verdict_tag = VGroup(
-                ty.label("veredicto", color=palette.FFN).next_to(verdict, LEFT, buff=0.4),
-                ty.small("= salida de la capa").next_to(verdict, RIGHT, buff=0.4),
+                ty.label("veredicto", color=palette.FFN).next_to(self.verdict_col, LEFT, buff=0.4),
+                ty.small("= salida de la capa").next_to(self.verdict_col, RIGHT, buff=0.4),
             )
             # Every speaking juror's vector travels into the one verdict: the sum, drawn as a merge.
             # One group becomes the verdict, so no pile of copies is left stacked on it.
             travellers = VGroup(*(t.copy() for t in terms.values()))
-            self.play(ReplacementTransform(travellers, verdict), FadeIn(verdict_tag), run_time=0.8 * b.until("fuerte"))
+            self.play(
+                ReplacementTransform(travellers, self.verdict_col),
+                FadeIn(verdict_tag),
+                run_time=0.8 * b.until("fuerte"),
+            )
             self.wait(b.until("fuerte"))
             loudest = self.number("perro.loudest_neuron") - 1
             mark = SurroundingRectangle(
-                VGroup(self.jury.jurors[loudest], terms[loudest]), color=palette.HIGHLIGHT, buff=0.15, corner_radius=0.1
+                VGroup(self.jury.jurors[loudest], terms[loudest]), color=palette.HIGHLIGHT, buff=0.12, corner_radius=0.1
             )
             self.play(FadeIn(mark), run_time=0.4 * b.speech_remaining())
+            self.verdict_leftovers = VGroup(self.box, *terms.values(), verdict_tag, mark)
 
     def _vote_row(self, values) -> NeuronRow:
+        """Vote bars on the jury box's wall, each under its juror."""
         row = NeuronRow(values, unit_height=VOTE_UNIT, spacing=JUROR_SPACING, places=2)
-        return row.shift(RIGHT * self.jury.get_x() + UP * 0.1)
+        baseline = (self.box.get_x(), self.box.board_y(VOTE_BASELINE_SHARE), 0)
+        return row.shift(baseline - row.baseline_point())
 
     # -- la capa entera ------------------------------------------------------------------------
     def closing(self) -> None:
         with self.beat("cierre") as b:
-            self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.3 * b.until("abre"))
-            heading = ty.title("Abrir, decidir, cerrar").to_edge(UP, buff=0.45)
-            row = stage_row(
-                StageBox(f"{self.d_model} números", palette.MUTED, width=3.0),
-                StageBox(f"{self.d_ff} neuronas", palette.FFN, width=3.0),
-                StageBox(f"{self.d_model} números", palette.MUTED, width=3.0),
-                gap=1.0,
+            # The jury story folds into the layer's three stages: the evidence, the jurors and
+            # the verdict move into their frames (the jury's frame wider: the layer opens).
+            heading = ty.title("Abrir, decidir, cerrar").to_edge(UP, buff=0.3)
+            first = StageFrame(1.8, 2.7, palette.MUTED, f"{self.d_model} números", "evidencia")
+            middle = StageFrame(6.4, 2.7, palette.FFN, f"{self.d_ff} neuronas", "jurado")
+            last = StageFrame(1.8, 2.7, palette.MUTED, f"{self.d_model} números", "veredicto")
+            frames = VGroup(first, middle, last).arrange(RIGHT, buff=1.0).move_to(UP * 0.75)
+            for stage in frames:
+                stage.frame.set_z_index(-1)  # behind the drawing it holds, even once lit up
+            open_arrow = FlowArrow(first.frame.get_right(), middle.frame.get_left())
+            close_arrow = FlowArrow(middle.frame.get_right(), last.frame.get_left())
+            evidence = self.evidence_col.copy().move_to(first.frame)
+            jurors = VGroup(*(j.copy() for j in self.jury.jurors)).arrange(RIGHT, buff=0.12)
+            jurors.scale_to_fit_width(middle.frame.width - 0.8).move_to(middle.frame)
+            verdict = self.verdict_col.copy().move_to(last.frame)
+            self.play(
+                FadeOut(self.verdict_leftovers),
+                FadeOut(self.evidence_tags),
+                ReplacementTransform(self.heading, heading),
+                ReplacementTransform(self.evidence_col, evidence),
+                ReplacementTransform(VGroup(*self.jury.jurors), jurors),
+                ReplacementTransform(self.verdict_col, verdict),
+                FadeIn(VGroup(first.frame, middle.frame, last.frame)),
+                run_time=b.until("abre"),
             )
-            row.move_to(UP * 0.5)
-            (first, middle, last), open_arrow, close_arrow = row[0], row[1], row[2]
-            captions = [
-                _caption(text, box)
-                for text, box in (
-                    ("evidencia", first),
-                    ("jurado", middle),
-                    ("veredicto", last),
-                )
-            ]
-            self.play(FadeIn(heading), FadeIn(first), FadeIn(captions[0]), run_time=b.until("abre"))
-            self.play(GrowArrow(open_arrow), FadeIn(middle), FadeIn(captions[1]), run_time=b.until("decide"))
-            self.play(middle.light_up(), run_time=b.until("cierra"))
-            self.play(GrowArrow(close_arrow), FadeIn(last), FadeIn(captions[2]), run_time=b.until("llama"))
+            self.play(GrowArrow(open_arrow), FadeIn(first.caption, first.role), run_time=0.8 * b.until("decide"))
+            self.wait(b.until("decide"))
+            speakers = VGroup(*(j for j, a in zip(jurors, self.spoken) if a > 0))
+            self.play(
+                middle.light_up(),
+                FadeIn(middle.caption, middle.role),
+                Indicate(speakers, color=palette.ACTIVE, scale_factor=1.15),
+                run_time=b.until("cierra"),
+            )
+            self.play(GrowArrow(close_arrow), FadeIn(last.caption, last.role), run_time=0.8 * b.until("llama"))
+            self.wait(b.until("llama"))
             d_model = self.number("params.llama2_7b.d_model")
             d_ff = self.number("params.llama2_7b.d_ff")
             name = nt.display_name(self.number("params.llama2_7b.display_name"))
             llama = ty.body(
                 f"{name}, cada bloque:  {ty.fmt_int(d_model)} → {ty.fmt_int(d_ff)} → {ty.fmt_int(d_model)}",
                 color=palette.FFN,
-            ).move_to(DOWN * 1.9)
+            ).move_to(DOWN * 2.2)
             badge = model_badge(self, "llama2_7b", layout="row").next_to(llama, DOWN, buff=0.35)
             self.play(Write(llama), FadeIn(badge), run_time=0.6 * b.speech_remaining())
-
-
-def _caption(text: str, mob, y: float | None = None):
-    """A small caption under `mob`; captions of one row share the height `y` when given."""
-    caption = ty.small(text).next_to(mob, DOWN, buff=0.3)
-    return caption if y is None else caption.set_y(y)

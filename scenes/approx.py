@@ -3,7 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, FadeTransform, Transform, VGroup, Write
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    Indicate,
+    LaggedStart,
+    Transform,
+    VGroup,
+    Write,
+)
 
 from scenes.kit import notation as nt
 from scenes.kit import palette
@@ -18,6 +32,8 @@ DOUBLINGS = {
     "muchas": ((16, "n16", "n32"), (32, "n32", "n64"), (64, "n64", None)),
 }
 STEP_SHARE = 0.7  # share of the time to the next bookmark that a doubling animates
+PLOT_SCALE = 0.75  # the last fit, kept on screen while the conclusion is spoken
+PLOT_AT = (0, 1.95, 0)
 
 
 class Approx(NarratedScene):
@@ -40,8 +56,11 @@ class Approx(NarratedScene):
                 ty.math("x", color=palette.MUTED).next_to(self.axes.x_axis, RIGHT, buff=0.15),
                 ty.math("y", color=palette.MUTED).next_to(self.axes.y_axis, UP, buff=0.1),
             )
-            self.play(FadeIn(heading), Create(self.axes), FadeIn(names), run_time=b.until("curva"))
+            self.add(heading)  # the scene opens on its title, never on an empty frame
+            self.play(Create(self.axes), FadeIn(names), run_time=b.until("curva"))
+            self.heading, self.names = heading, names
             target = self.axes.polyline(x, self.result.target, palette.INK, stroke_width=3)
+            self.target = target
             self.legend = VGroup(legend_line("curva objetivo", palette.INK)).move_to((-2.9, -3.35, 0))
             self.play(Create(target), FadeIn(self.legend), run_time=0.6 * b.speech_remaining())
 
@@ -70,10 +89,10 @@ class Approx(NarratedScene):
             self.legend = legend
             self.wait(b.until("error"))
             self.counter = self._counter(counts[0])
-            heads = self._chart_heads()
+            self._heads = self._chart_heads()
             self.play(
                 FadeIn(self.counter),
-                FadeIn(heads),
+                FadeIn(self._heads),
                 FadeIn(self.chart.row(0), shift=RIGHT * 0.2),
                 run_time=0.5 * b.speech_remaining(),
             )
@@ -84,18 +103,38 @@ class Approx(NarratedScene):
                     self.wait(b.until(start))
                     self._double_to(n, STEP_SHARE * (b.until(end) if end else b.speech_remaining()))
 
+        self.conclusion()
+
+    def conclusion(self) -> None:
+        """The last fit stays on screen, moved to the top, while the voice states what it shows
+        (one fold per neuron) and the theorem that generalises it; the model fact replaces the
+        theorem when the voice moves on to it."""
         with self.beat("cierre") as b:
-            self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.15 * b.until("teorema"))
+            plot = VGroup(self.axes, self.names, self.target, self.curve, self.dots)
+            aside = VGroup(self.heading, self.legend, self.counter, *self.chart.rows, self._heads)
+            self.play(
+                FadeOut(aside),
+                plot.animate.scale(PLOT_SCALE).move_to(PLOT_AT),
+                run_time=0.25 * b.until("teorema"),
+            )
             line1 = ty.title("Cada neurona, un pliegue más.")
             line2 = ty.body("Con suficientes pliegues, cualquier curva continua.", color=palette.FFN)
-            lines = VGroup(line1, line2).arrange(DOWN, buff=0.4).move_to(UP * 1.2)
-            self.play(Write(lines), run_time=0.6 * b.until("teorema"))
+            lines = VGroup(line1, line2).arrange(DOWN, buff=0.2)
+            lines.next_to(plot, DOWN, buff=0.12)  # the caption of the plot above it
+            # The folds light up one after another, left to right, as the voice says «un pliegue más».
+            self.play(
+                Write(lines),
+                LaggedStart(
+                    *(Indicate(d, color=palette.HIGHLIGHT, scale_factor=2.5) for d in self.dots), lag_ratio=0.05
+                ),
+                run_time=0.6 * b.until("teorema"),
+            )
             self.wait(b.until("teorema"))
             theorem = VGroup(
                 ty.body("Aproximación universal: una capa oculta ancha basta", color=palette.INK),
                 ty.small("para una función continua en una región acotada; dice que la red existe, no cómo hallarla"),
-            ).arrange(DOWN, buff=0.2)
-            theorem.next_to(lines, DOWN, buff=0.7)
+            ).arrange(DOWN, buff=0.12)
+            theorem.next_to(lines, DOWN, buff=0.3)
             self.play(FadeIn(theorem, shift=UP * 0.2), run_time=0.5 * b.speech_remaining())
 
         with self.beat("gpt2") as b:
@@ -104,11 +143,13 @@ class Approx(NarratedScene):
             fact = ty.body(
                 f"{name}: {ty.fmt_int(width)} neuronas (GELU) en la capa feed-forward de cada bloque",
                 color=palette.INK,
-            ).next_to(theorem, DOWN, buff=0.8)
+            )
             if fact.width > 12.8:
                 fact.scale_to_fit_width(12.8)
-            badge = model_badge(self, "gpt2_small", layout="row").next_to(fact, DOWN, buff=0.35)
-            self.play(FadeIn(fact, shift=UP * 0.2), FadeIn(badge), run_time=0.5 * b.speech_remaining())
+            badge = model_badge(self, "gpt2_small", layout="row")
+            VGroup(fact, badge).arrange(DOWN, buff=0.25).next_to(lines, DOWN, buff=0.3)
+            self.play(FadeOut(theorem, shift=UP * 0.2), run_time=0.15 * b.speech_remaining())
+            self.play(FadeIn(fact, shift=UP * 0.2), FadeIn(badge), run_time=0.4 * b.speech_remaining())
 
     def _double_to(self, n: int, run_time: float) -> None:
         """Fit with n neurons replaces the current one: every fold splits and slides to its new place."""

@@ -216,3 +216,67 @@ def test_vote_bars_get_a_y_axis_that_spans_every_bar_and_names_what_they_measure
         assert abs(tick.get_y() - row.baseline_point()[1]) < 1e-6
         assert label.text == "voto"
         assert (label.get_bottom()[1] >= line.get_top()[1]) if on_top else (label.get_right()[0] <= line.get_x())
+
+
+def _scene_jury_box():
+    from scenes.analogies import BOX_CENTRE_X, JUROR_SPACING, WALL_HEIGHT, WALL_TOP_Y
+    from scenes.kit.icons import JuryBox
+
+    box = JuryBox(number("perro.d_ff").value, spacing=JUROR_SPACING, wall_height=WALL_HEIGHT)
+    return box.shift((BOX_CENTRE_X, WALL_TOP_Y - box.wall.get_top()[1], 0))
+
+
+def test_jurors_sit_in_their_chairs_on_the_rail_one_chair_each():
+    from scenes.analogies import JUROR_SIZE, JUROR_SPACING
+    from scenes.kit.icons import Jury
+
+    box = _scene_jury_box()
+    d_ff = number("perro.d_ff").value
+    jury = Jury(d_ff, spacing=JUROR_SPACING, size=JUROR_SIZE).seat_in(box)
+    assert len(box.seats) == len(jury.jurors) == d_ff
+    for i, (seat, juror) in enumerate(zip(box.seats, jury.jurors)):
+        assert abs(juror.get_x() - seat.get_x()) < 1e-6
+        assert abs(juror.get_bottom()[1] - box.rail.get_top()[1]) < 1e-6
+        assert juror.get_top()[1] <= seat.get_top()[1]  # the chair back shows behind the head
+        assert box.column_x(i) == pytest.approx(seat.get_x())
+    widths = [j.width for j in jury.jurors]
+    assert max(widths) < JUROR_SPACING  # neighbours never touch
+
+
+def test_every_vote_and_every_contribution_fits_on_the_jury_box_wall():
+    # The wall is the jury's board: each juror's vote bar with its value, and later its
+    # contribution column, stays between the wall's bottom edge and the rail.
+    from scenes.analogies import JUROR_SPACING, VOTE_BASELINE_SHARE, VOTE_UNIT
+    from scenes.kit import typography as ty
+    from scenes.kit.matrix import VectorColumn
+    from scenes.kit.neurons import NeuronRow
+
+    box = _scene_jury_box()
+    low, high = box.wall.get_bottom()[1], box.rail.get_bottom()[1]
+    for values in (number("perro.expanded").value, number("perro.activated").value):
+        row = NeuronRow(values, unit_height=VOTE_UNIT, spacing=JUROR_SPACING, places=2)
+        row.shift((box.get_x(), box.board_y(VOTE_BASELINE_SHARE), 0) - row.baseline_point())
+        for i, neuron in enumerate(row.neurons):
+            assert low < neuron.get_bottom()[1] and neuron.get_top()[1] < high, (values, i)
+            assert abs(neuron.bar.get_x() - box.column_x(i)) < 1e-6
+    for i in range(number("perro.d_ff").value):
+        term = VectorColumn(number(f"perro.contribution.n{i + 1}").value, places=2, font_size=ty.SMALL_SIZE, h_buff=0.2)
+        term.move_to((box.column_x(i), box.board_y(0.5), 0))
+        assert low < term.get_bottom()[1] and term.get_top()[1] < high
+        assert term.width < JUROR_SPACING
+
+
+def test_board_heights_run_from_the_wall_bottom_to_its_top():
+    box = _scene_jury_box()
+    assert box.board_y(0) == pytest.approx(box.wall.get_bottom()[1])
+    assert box.board_y(1) == pytest.approx(box.wall.get_top()[1])
+
+
+def test_stage_frames_name_their_size_above_and_their_role_below():
+    from scenes.kit import palette
+    from scenes.kit.icons import StageFrame
+
+    stage = StageFrame(1.8, 2.7, palette.FFN, f"{number('perro.d_ff').value} neuronas", "jurado")
+    assert stage.caption.get_bottom()[1] > stage.frame.get_top()[1]
+    assert stage.role.get_top()[1] < stage.frame.get_bottom()[1]
+    assert stage.caption.text.replace(" ", "") == f"{number('perro.d_ff').value}neuronas"

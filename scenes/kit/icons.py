@@ -1,4 +1,5 @@
-"""Simple drawn icons for the lecture's analogies: item cards, a drawer, a bed, a backpack, jurors.
+"""Simple drawn icons for the lecture's analogies: item cards, a drawer, a bed, a backpack, jurors,
+the jury box they sit in, and the frames that hold a layer's stages once the story is told.
 
 Plain geometric shapes in the kit's palette (no emoji, no image files), so they render the
 same at every quality. Values written on cards use the sign colours of `matrix.value_color`:
@@ -234,12 +235,18 @@ def _juror():
 
 
 class Jury(VGroup):
-    """`n` jurors in a row, `spacing` scene units apart; `jurors[i]` is juror i."""
+    """`n` jurors of `size` in a row, `spacing` scene units apart; `jurors[i]` is juror i."""
 
-    def __init__(self, n: int, spacing: float = 1.35, **kwargs):
+    def __init__(self, n: int, spacing: float = 1.35, size: float = 1.0, **kwargs):
         super().__init__(**kwargs)
-        self.jurors = [Juror().move_to(RIGHT * (i - (n - 1) / 2) * spacing) for i in range(n)]
+        self.jurors = [Juror(size).move_to(RIGHT * (i - (n - 1) / 2) * spacing) for i in range(n)]
         self.add(*self.jurors)
+
+    def seat_in(self, box: JuryBox) -> Jury:
+        """Each juror sat in its chair of `box` (shoulders on the rail); returns self."""
+        for i, juror in enumerate(self.jurors):
+            juror.move_to(box.seat(i), aligned_edge=DOWN)
+        return self
 
 
 @sample_of(Jury)
@@ -247,3 +254,92 @@ def _jury():
     jury = Jury(5)
     jury.jurors[1].set_fill(palette.ACTIVE, opacity=1)
     return jury
+
+
+class JuryBox(VGroup):
+    """A jury box seen from the front: `n` chair backs in a row behind a low wall with a rail.
+
+    Juror i sits at `seat(i)` (the bottom centre of its shoulders, on the rail). The wall's
+    front is the jury's board: under each juror, at `column_x(i)`, the scene writes what that
+    juror says (its vote, then its contribution), so jurors and their words read as one drawing.
+    The wall is only faintly filled, so values written on it keep their contrast."""
+
+    def __init__(self, n: int, spacing: float = 1.4, wall_height: float = 2.5, seat_height: float = 1.15, **kwargs):
+        super().__init__(**kwargs)
+        self.n, self.spacing = n, spacing
+        width = n * spacing + 0.5
+        self.wall = RoundedRectangle(
+            corner_radius=0.12,
+            width=width,
+            height=wall_height,
+            stroke_color=palette.MUTED,
+            stroke_width=3,
+            fill_color=palette.INACTIVE,
+            fill_opacity=0.15,
+        )
+        self.rail = RoundedRectangle(
+            corner_radius=0.06, width=width + 0.3, height=0.16, stroke_width=0, fill_color=palette.MUTED, fill_opacity=1
+        ).move_to(self.wall.get_top())
+        top = self.wall.get_top()[1]
+        self.seats = VGroup(
+            *(
+                RoundedRectangle(
+                    corner_radius=0.18,
+                    width=0.72 * spacing,
+                    height=seat_height,
+                    stroke_color=palette.MUTED,
+                    stroke_width=2,
+                    fill_color=palette.INACTIVE,
+                    fill_opacity=0.6,
+                ).move_to((self._x(i), top + seat_height / 2, 0))
+                for i in range(n)
+            )
+        )
+        self.add(self.seats, self.wall, self.rail)
+
+    def _x(self, i: int) -> float:
+        return (i - (self.n - 1) / 2) * self.spacing
+
+    def column_x(self, i: int) -> float:
+        """The x of juror i's chair, wherever the box has moved."""
+        return float(self.seats[i].get_x())
+
+    def seat(self, i: int) -> np.ndarray:
+        """Where juror i's shoulders rest: on the rail, under its chair back."""
+        return np.array([self.column_x(i), self.rail.get_top()[1], 0.0])
+
+    def board_y(self, share: float) -> float:
+        """A height on the wall's front: 0 at its bottom edge, 1 at its top."""
+        bottom, top = self.wall.get_bottom()[1], self.wall.get_top()[1]
+        return float(bottom + share * (top - bottom))
+
+
+@sample_of(JuryBox)
+def _jury_box():
+    box = JuryBox(5)
+    jury = Jury(5, spacing=1.4, size=1.4).seat_in(box)
+    jury.jurors[1].set_fill(palette.ACTIVE, opacity=1)
+    return VGroup(box, jury)
+
+
+class StageFrame(VGroup):
+    """One stage of a layer as a frame that holds its own drawing (a vector, the jury), coloured
+    by what the stage is; `caption` above names its size, `role` below what it is in the story."""
+
+    def __init__(self, width: float, height: float, color, caption: str, role: str, **kwargs):
+        super().__init__(**kwargs)
+        self.frame = RoundedRectangle(
+            corner_radius=0.2, width=width, height=height, color=color, fill_opacity=0.12, stroke_width=3
+        )
+        self.caption = ty.label(caption, color=palette.INK).next_to(self.frame, UP, buff=0.2)
+        self.role = ty.small(role).next_to(self.frame, DOWN, buff=0.2)
+        self.add(self.frame, self.caption, self.role)
+
+    def light_up(self, opacity: float = 0.35):
+        """Animation: the stage is the one being spoken about (its frame fills)."""
+        return self.frame.animate.set_fill(opacity=opacity)
+
+
+@sample_of(StageFrame)
+def _stage_frame():
+    return StageFrame(2.0, 2.4, palette.FFN, "8 neuronas", "jurado")
