@@ -28,6 +28,7 @@ from manim import (
     Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
+    Transform,
     VGroup,
     Write,
     smooth,
@@ -44,6 +45,7 @@ from scenes.kit.steps import play_in_steps
 
 ROLL_Y = 1.4  # centre of the paper: the roll fills the upper part of the frame
 NOTE_Y = -1.9  # the note the reading bar plays, under the roll
+WAITING = 0.3  # opacity of a part of a diagram drawn before the narration reaches it
 
 
 def late(t: float) -> float:
@@ -86,9 +88,7 @@ class PianoRoll(NarratedScene):
                 max_tip_length_to_length_ratio=0.03,
             )
             river_name = ty.label("flujo residual", color=palette.MUTED).next_to(river, DOWN, buff=0.3).to_edge(LEFT)
-            play_in_steps(self, b.until("flujo"), (Write(formula), 0.5), ((GrowArrow(river), FadeIn(river_name)), None))
-            x_token = StreamToken(ty.math("x").scale(1.3), palette.INK).move_to((-5.4, y, 0))
-            self.play(FadeIn(x_token, shift=RIGHT * 0.5), run_time=b.until("lee"))
+            # The whole layer is drawn from the start, dimmed; each part brightens when it is spoken.
             ffn = StageBox("FFN", palette.FFN, width=3.6, height=1.6).move_to((-0.6, 1.2, 0))
             read = FlowArrow((-2.9, y + 0.45, 0), ffn.get_left() + DOWN * 0.4, color=palette.FFN)
             read_note = ty.small("copia normalizada", color=palette.FFN).next_to(read, LEFT, buff=0.15)
@@ -97,12 +97,22 @@ class PianoRoll(NarratedScene):
                 ty.math("+", color=palette.FFN).scale(1.3),
             ).move_to((1.6, y, 0))
             write = FlowArrow(ffn.get_right() + DOWN * 0.4, plus.get_top(), color=palette.FFN)
+            waiting = VGroup(read, write, plus)
+            waiting.set_opacity(WAITING)
+            play_in_steps(
+                self,
+                b.until("flujo"),
+                (Write(formula), 0.4),
+                ((GrowArrow(river), FadeIn(river_name), FadeIn(ffn), FadeIn(waiting)), None),
+            )
+            x_token = StreamToken(ty.math("x").scale(1.3), palette.INK).move_to((-5.4, y, 0))
+            self.play(FadeIn(x_token, shift=RIGHT * 0.5), run_time=b.until("lee"))
             play_in_steps(
                 self,
                 b.until("suma"),
                 (x_token.animate.move_to((-3.4, y, 0)), 0.3),
-                ((GrowArrow(read), FadeIn(read_note), FadeIn(ffn)), 0.4),
-                ((ffn.light_up(), FadeIn(plus)), None),
+                ((read.animate.set_opacity(1), FadeIn(read_note)), 0.4),
+                ((ffn.light_up(), plus.animate.set_opacity(1)), None),
             )
             out = StreamToken(ty.math(r"\mathrm{aporte}", color=palette.FFN).scale(1.2), palette.FFN)
             out.move_to((3.4, 0.4, 0))
@@ -112,7 +122,7 @@ class PianoRoll(NarratedScene):
             play_in_steps(
                 self,
                 b.speech_remaining(),
-                ((GrowArrow(write), FadeIn(out, shift=DOWN * 0.2)), 0.3),
+                ((write.animate.set_opacity(1), FadeIn(out, shift=DOWN * 0.2)), 0.3),
                 (ReplacementTransform(VGroup(x_token, out), total), 0.55),
                 (FadeIn(kept, shift=UP * 0.2), None),
             )
@@ -272,7 +282,19 @@ class PianoRoll(NarratedScene):
             height=4.6,
             strip=0.3,
         ).move_to((-1.0, -1.05, 0))
-        self.play(FadeIn(heading), run_time=b.until("columna"))
+        # The change to W2 first, as a whole matrix; then what it is made of: a column times a row.
+        play_in_steps(
+            self,
+            b.until("columna"),
+            (FadeIn(heading), 0.3),
+            (
+                (
+                    Create(product.frame),
+                    LaggedStart(*(FadeIn(r, shift=DOWN * 0.1) for r in product.product), lag_ratio=0.01),
+                ),
+                None,
+            ),
+        )
         column_name = ty.small(f"columna:\nuna dirección\nen las {rows}\n{n.NEURONS}", color=palette.INK)
         column_name.next_to(product.column, LEFT, buff=0.3)
         self.play(GrowFromEdge(product.column, UP), FadeIn(column_name), run_time=b.until("fila"))
@@ -283,12 +305,13 @@ class PianoRoll(NarratedScene):
             f"cada fila: u por un número\n(el cambio del {n.VALUE} de una neurona)", color=palette.HIGHLIGHT
         )
         rows_note.next_to(product.frame, RIGHT, buff=0.5).align_to(product.frame, UP).shift(DOWN * 0.6)
-        self.play(
-            Create(product.frame),
-            LaggedStart(*(FadeIn(r, shift=DOWN * 0.1) for r in product.product), lag_ratio=0.01),
-            FadeIn(rows_note),
-            run_time=b.until("rango"),
+        sample = VGroup(
+            *(
+                SurroundingRectangle(product.product_row(i), color=palette.HIGHLIGHT, buff=0.02, stroke_width=2)
+                for i in (0, rows // 2, rows - 1)
+            )
         )
+        play_in_steps(self, b.until("rango"), ((FadeIn(rows_note), Create(sample)), 0.7), (FadeOut(sample), None))
         rank = self.number("memory.edit.update_rank")
         size = self.number("memory.edit.relative_update_norm")
         facts = ty.label(f"rango {rank}\n‖Δ{n.matrix(2)}‖ / ‖{n.matrix(2)}‖ = {n.share(size)}", color=palette.HIGHLIGHT)
@@ -300,6 +323,7 @@ class PianoRoll(NarratedScene):
             )
         )
         play_in_steps(self, b.speech_remaining(), (FadeIn(facts), 0.3), (Create(same), 0.4), (FadeOut(same), None))
+        self.product = product
 
     def key_responses(self, b) -> None:
         """The column is not the lemon's key: C^-1 k^T / (k C^-1 k^T). How much of u each fact's
@@ -307,14 +331,29 @@ class PianoRoll(NarratedScene):
         facts = self.number("memory.n_facts")
         column = ty.math(r"\text{columna} = \frac{C^{-1} k^{\top}}{k\, C^{-1} k^{\top}}").scale(0.95)
         column.to_edge(UP, buff=0.3).to_edge(LEFT, buff=0.6)
-        play_in_steps(self, b.until("llave"), (tuple(FadeOut(m) for m in self.mobjects), 0.4), (Write(column), None))
         key_note = ty.small(
             f"k: la {n.KEY} de «{self.subjects[self.edited]}», sus {self.number('memory.d_ff')} activaciones"
             f" ({self.number('piano_roll.key_active')} mayores que cero)"
         )
-        c_note = ty.small(f"C: cómo se parecen las {n.KEYS} de los {facts} hechos (su segundo momento)")
-        notes = VGroup(key_note, c_note).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
-        notes.next_to(column, DOWN, buff=0.3).align_to(column, LEFT)
+        c_note = ty.small(f"C: cómo se parecen las {n.KEYS} de los\n{facts} hechos (su segundo momento)")
+        key_note.next_to(column, DOWN, buff=0.3).align_to(column, LEFT)
+        # The product stays, smaller, under the formula that says what its column is.
+        product = self.product
+        kept = set(product.get_family())
+        self.remove(*(m for m in self.mobjects if m in kept))
+        self.add(product)
+        target = product.copy().scale(0.72)
+        target.next_to(key_note, DOWN, buff=0.25).align_to(key_note, LEFT).shift(RIGHT * 0.2)
+        c_note.next_to(target, RIGHT, buff=0.5).align_to(target, UP)
+        c_home = c_note.copy().next_to(key_note, DOWN, buff=0.15).align_to(key_note, LEFT).get_center()
+        # «¿Qué columna?»: this one, the strip left of the product.
+        which = SurroundingRectangle(target.column, color=palette.HIGHLIGHT, buff=0.05, stroke_width=3)
+        play_in_steps(
+            self,
+            b.until("llave"),
+            ((*(FadeOut(m) for m in self.mobjects if m is not product), Transform(product, target)), 0.5),
+            ((Write(column), Create(which)), None),
+        )
         self.play(FadeIn(key_note), run_time=b.until("corregida"))
         self.play(FadeIn(c_note), run_time=b.until("otras"))
         responses = self.number("piano_roll.key_responses")
@@ -330,7 +369,8 @@ class PianoRoll(NarratedScene):
         play_in_steps(
             self,
             b.speech_remaining(),
-            ((Create(axis), FadeIn(y_name), FadeIn(names)), 0.3),
+            ((FadeOut(product), FadeOut(which), c_note.animate.move_to(c_home)), 0.12),
+            ((Create(axis), FadeIn(y_name), FadeIn(names)), 0.2),
             ((GrowFromEdge(bars[self.edited], DOWN), FadeIn(edited_value)), 0.3),
             ((*(GrowFromEdge(bar, DOWN) for k, bar in enumerate(bars) if k != self.edited), FadeIn(others)), None),
         )

@@ -35,7 +35,7 @@ from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.narrated import NarratedScene
 from scenes.kit.neurons import NeuronGrid
-from scenes.kit.stamps import Page, Stamp
+from scenes.kit.stamps import Page, Stamp, SumOfMarks
 from scenes.kit.steps import Step, play_in_steps
 from scenes.kit.tokens import TokenChip, TokenRow
 
@@ -45,7 +45,11 @@ RACK_AT = LEFT * 1.6 + UP * 2.45  # the row of waiting stamps, straight above th
 LINES_AT = RIGHT * 1.55 + DOWN * 0.25  # top left of the sum written beside the page
 ROW_SCALE = 0.38  # stamps waiting in their row
 MINI_SCALE = 0.12  # the many weaker stamps
-GRID_CELL = 0.3  # side of one neuron's square in the grid of the block's neurons
+GRID_CELL, GRID_GAP = 0.26, 0.07  # one neuron's square in the grid of the block's neurons
+GRID_AT = RIGHT * 2.4 + DOWN * 0.2  # the grid of the block's neurons, right of the model
+MODEL_AT = LEFT * 3.9 + DOWN * 0.15  # the model's two blocks, stacked upright
+FORMULA_AT = UP * 1.3  # the formula, large, with its picture under it
+PICTURE_AT = DOWN * 1.45  # the sum of prints the formula's terms point at
 
 
 class Stamps(NarratedScene):
@@ -59,14 +63,20 @@ class Stamps(NarratedScene):
         formula = (
             n.ffn_sum_formula(substrings_to_isolate=[r"\sum_i", n.key_tex(), n.value_tex(), "b_2"])
             .scale(1.3)
-            .move_to(UP * 0.4)
+            .move_to(FORMULA_AT)
         )
+        self.add(formula)  # the scene opens on the formula, not on an empty frame
 
         with self.beat("formula") as b:
-            self.play(Write(formula), run_time=b.until("suma"))
+            picture, arrows = self._formula_picture(formula, page_scale)
+            self.play(
+                LaggedStart(*(GrowArrow(a) for a in arrows), FadeIn(picture), lag_ratio=0.3), run_time=b.until("suma")
+            )
             sigma = SurroundingRectangle(formula.get_part_by_tex(r"\sum_i"), color=palette.HIGHLIGHT, buff=0.1)
             bias = SurroundingRectangle(formula.get_part_by_tex("b_2"), color=palette.MUTED, buff=0.1)
-            self.play(Create(sigma), Create(bias), run_time=b.until("llave"))
+            terms = SurroundingRectangle(picture.mark_prints, color=palette.HIGHLIGHT, buff=0.1)
+            bias_print = SurroundingRectangle(picture.bias_print, color=palette.MUTED, buff=0.1)
+            self.play(Create(sigma), Create(bias), Create(terms), Create(bias_print), run_time=b.until("llave"))
             key_note = _brace_note(
                 formula.get_part_by_tex(n.key_tex()),
                 f"{n.KEY_GLOSS}\ncolumna i de {n.matrix(1)}: el patrón que busca",
@@ -80,6 +90,7 @@ class Stamps(NarratedScene):
                 DOWN,
                 clear_of=formula,
             )
+            _between(value_note[1], arrows[1], arrows[2])
             self.play(FadeIn(value_note), run_time=b.speech_remaining())
 
         with self.beat("sello") as b:
@@ -87,7 +98,7 @@ class Stamps(NarratedScene):
             stamp.move_to(LEFT * 3.6 + DOWN * 0.6)
             page = Page(d, page_scale, cell=CELL, gap=GAP).move_to(RIGHT * 3.4 + DOWN * 1.2)
             self.play(
-                FadeOut(VGroup(sigma, bias, key_note, value_note)),
+                FadeOut(VGroup(sigma, bias, terms, bias_print, key_note, value_note, arrows, picture)),
                 formula.animate.scale(0.6).to_edge(UP, buff=0.4),
                 FadeIn(stamp),
                 FadeIn(page),
@@ -102,37 +113,49 @@ class Stamps(NarratedScene):
 
         with self.beat("limon") as b:
             about = model_badge(self, "fact_model", layout="row").to_edge(UP, buff=0.4)
-            self._swap(b.until("frase"), VGroup(formula, stamp, page, handle_note, face_note), FadeIn(about))
-            tokens = TokenRow(reading.prompt.split(), gap=0.35)
-            answer = TokenChip(reading.answer, color=palette.HIGHLIGHT)
-            arrow = FlowArrow(LEFT, RIGHT)
-            sentence = VGroup(tokens, arrow, answer).arrange(RIGHT, buff=0.35).next_to(about, DOWN, buff=0.45)
-            self.play(
-                LaggedStart(FadeIn(tokens), GrowArrow(arrow), FadeIn(answer), lag_ratio=0.5), run_time=b.until("bloque")
+            # The model drawn upright: the words enter at the bottom, go up through the blocks,
+            # and the answer leaves at the top.
+            blocks = self._blocks().move_to(MODEL_AT)
+            climb = FlowArrow(blocks[0].get_top(), blocks[1].get_bottom(), color=palette.MUTED)
+            self._swap(
+                b.until("frase"),
+                VGroup(formula, stamp, page, handle_note, face_note),
+                FadeIn(about),
+                FadeIn(blocks),
+                GrowArrow(climb),
             )
-            blocks = self._blocks().next_to(sentence, DOWN, buff=0.75)
+            tokens = TokenRow(reading.prompt.split(), gap=0.2).next_to(blocks, DOWN, buff=0.75)
+            answer = TokenChip(reading.answer, color=palette.HIGHLIGHT).next_to(blocks, UP, buff=0.75)
+            feed = FlowArrow(tokens.get_top(), blocks[0].get_bottom(), color=palette.MUTED)
+            out = FlowArrow(blocks[1].get_top(), answer.get_bottom(), color=palette.MUTED)
+            sentence = VGroup(tokens, feed, out, answer, climb)
+            self.play(
+                LaggedStart(FadeIn(tokens), GrowArrow(feed), GrowArrow(out), FadeIn(answer), lag_ratio=0.4),
+                run_time=b.until("bloque"),
+            )
             chosen = blocks[self.number("stamps.block_number") - 1]
             others = VGroup(*(box for box in blocks if box is not chosen))
-            reads = FlowArrow(tokens.chips[-1].get_bottom(), chosen.get_top(), color=palette.FFN)
+            grid = NeuronGrid(self.number("stamps.activations"), columns=16, cell=GRID_CELL, gap=GRID_GAP)
+            grid.move_to(GRID_AT)
+            reads = FlowArrow(
+                chosen.get_right(), grid.get_left() + UP * (chosen.get_y() - grid.get_y()), color=palette.FFN
+            )
             play_in_steps(
                 self,
                 b.until("activas"),
-                (FadeIn(blocks), 0.35),
-                ((chosen.light_up(), others.animate.set_opacity(0.3), GrowArrow(reads)), None),
+                ((chosen.light_up(), others.animate.set_opacity(0.3)), 0.4),
+                ((GrowArrow(reads), FadeIn(grid)), None),
             )
-            grid = NeuronGrid(self.number("stamps.activations"), columns=16, cell=GRID_CELL, gap=0.08)
-            grid.next_to(blocks, DOWN, buff=0.45)
             count = ty.label(
                 f"{self.number('stamps.n_active')} de {self.number('stamps.d_ff')} {n.NEURONS}\ncon ReLU > 0",
                 color=palette.ACTIVE,
-            ).next_to(grid, RIGHT, buff=0.5)
+            ).next_to(grid, DOWN, buff=0.35)
             first_note = ty.label(n.neuron(self.number("stamps.first_index")), color=palette.HIGHLIGHT)
-            first_note.next_to(grid, LEFT, buff=0.35).align_to(grid, UP)
-            VGroup(first_note, grid, count).set_x(0)
+            first_note.next_to(grid, UP, buff=0.25).align_to(grid, LEFT)
             # Neuron 0 is the grid's first square (top left; the grid fills row by row).
             first = Square(side_length=GRID_CELL).move_to(grid.get_corner(UP + LEFT) + (RIGHT + DOWN) * GRID_CELL / 2)
             first_box = SurroundingRectangle(first, color=palette.HIGHLIGHT, buff=0.05)
-            play_in_steps(self, b.until("indices"), (FadeIn(grid), 0.3), ((grid.light_up(), FadeIn(count)), None))
+            self.play(grid.light_up(), FadeIn(count), run_time=b.until("indices"))
             self.play(Create(first_box), FadeIn(first_note), run_time=b.speech_remaining())
 
         with self.beat("presionar") as b:
@@ -260,13 +283,14 @@ class Stamps(NarratedScene):
             )
 
         with self.beat("cierre") as b:
-            formula.scale(1 / 0.6).move_to(UP * 1.55)
-            strip = self._sum_strip(page_scale).move_to(DOWN * 2.2)
+            formula.scale(1 / 0.6).move_to(FORMULA_AT)
+            picture, arrows = self._formula_picture(formula, page_scale)
             self._swap(
                 b.until("llaves"),
                 VGroup(loud, loud_note, head, head_note, bars, bars_title, travelling),
                 FadeIn(formula),
-                FadeIn(strip),
+                FadeIn(picture),
+                *(GrowArrow(a) for a in arrows),
             )
             key_note = _brace_note(
                 formula.get_part_by_tex(n.key_tex()), f"{n.KEYS}: reconocen la pregunta", UP, clear_of=formula
@@ -275,9 +299,10 @@ class Stamps(NarratedScene):
             value_note = _brace_note(
                 formula.get_part_by_tex(n.value_tex()), f"{n.VALUES}: escriben la respuesta", DOWN, clear_of=formula
             )
+            _between(value_note[1], arrows[1], arrows[2])
             self.play(FadeIn(value_note), run_time=b.until("suma_final"))
             sigma = SurroundingRectangle(formula.get_part_by_tex(r"\sum_i"), color=palette.HIGHLIGHT, buff=0.1)
-            around = SurroundingRectangle(strip, color=palette.HIGHLIGHT, buff=0.15, corner_radius=0.1)
+            around = SurroundingRectangle(picture.mark_prints, color=palette.HIGHLIGHT, buff=0.1)
             self.play(Create(sigma), Create(around), run_time=b.speech_remaining())
 
     # -- pieces -----------------------------------------------------------------------
@@ -336,10 +361,10 @@ class Stamps(NarratedScene):
 
     def _blocks(self) -> VGroup:
         n = self.number("stamps.n_blocks")
-        boxes = VGroup(*(StageBox(f"bloque {i + 1}: FFN", palette.FFN, width=3.6, height=1.1) for i in range(n)))
+        boxes = VGroup(*(StageBox(f"bloque {i + 1}: FFN", palette.FFN, width=3.4, height=1.2) for i in range(n)))
         for box in boxes:
             box.light_down()
-        return boxes.arrange(RIGHT, buff=1.0)
+        return boxes.arrange(UP, buff=0.7)  # block 1 at the bottom: the words climb through them
 
     def _word_bars(self, reading) -> VGroup:
         """One row per pushed word: the word, a bar as long as its boost, the boost."""
@@ -361,20 +386,33 @@ class Stamps(NarratedScene):
             row[2].next_to(row[1], RIGHT, buff=0.2)
         return rows
 
-    def _sum_strip(self, page_scale: float) -> VGroup:
-        """The sum in pictures: the loudest marks as small prints, '+ ... =', the page."""
-        d = self.number("stamps.d_model")
+    def _formula_picture(self, formula, page_scale: float) -> tuple[SumOfMarks, VGroup]:
+        """The formula drawn with real prints under it (the page = two loudest marks + ... + the
+        bias's print), each piece pointed at by the term of the formula it draws."""
         marks = [
             [c * v for v in value]
             for c, value in zip(self.number("stamps.pressed_coefficients"), self.number("stamps.pressed_values"))
-        ][:3]
-        prints = [Page(d, page_scale, cell=CELL, gap=GAP, margin=0.2).printed(m).scale(0.42) for m in marks]
-        final = Page(d, page_scale, cell=CELL, gap=GAP).printed(self.number("stamps.output")).scale(0.6)
-        pieces = []
-        for p in prints:
-            pieces += [p, ty.math("+")]
-        pieces += [ty.math(r"\cdots"), ty.math("="), final]
-        return VGroup(*pieces).arrange(RIGHT, buff=0.3)
+        ][:2]
+        picture = SumOfMarks(
+            self.number("stamps.output"), marks, self.number("stamps.bias"), page_scale, cell=CELL, gap=GAP
+        )
+        picture.move_to(PICTURE_AT)
+        sigma, bias = formula.get_part_by_tex(r"\sum_i"), formula.get_part_by_tex("b_2")
+        # "FFN(x)" is the formula's left part, up to the sum: its middle, at the baseline's depth.
+        lhs_x = formula.get_left()[0] + 0.42 * (sigma.get_left()[0] - formula.get_left()[0])
+        starts = (
+            (lhs_x, bias.get_bottom()[1] - 0.12),
+            (sigma.get_x(), sigma.get_bottom()[1] - 0.12),
+            (bias.get_x(), bias.get_bottom()[1] - 0.12),
+        )
+        pieces = (picture.output_page, picture.mark_prints[0], picture.bias_print)
+        arrows = VGroup(
+            *(
+                FlowArrow((x, y, 0), piece.get_top() + UP * 0.08, color=palette.MUTED, buff=0)
+                for (x, y), piece in zip(starts, pieces)
+            )
+        )
+        return picture, arrows
 
 
 def _tex(x: float, places: int = 2) -> str:
@@ -403,6 +441,13 @@ def _brace_note(part, text: str, direction, clear_of=None) -> VGroup:
         else:
             note.shift(UP * max(0.0, clear_of.get_top()[1] - note.get_bottom()[1] + 0.1))
     return VGroup(brace, note)
+
+
+def _between(note, left_arrow, right_arrow, buff: float = 0.2) -> None:
+    """Shift `note` sideways, if needed, so it stays clear of the two arrows beside it (it must
+    not cross them): ending `buff` before `right_arrow`, and starting `buff` after `left_arrow`."""
+    note.shift(LEFT * max(0.0, note.get_right()[0] - (right_arrow.get_left()[0] - buff)))
+    note.shift(RIGHT * max(0.0, left_arrow.get_right()[0] + buff - note.get_left()[0]))
 
 
 def _stack(lines: VGroup) -> None:

@@ -280,3 +280,19 @@ def test_stamp_face_carries_its_value_and_lands_on_the_print_area():
     assert hovering.face.get_center()[1] == pytest.approx(page.grid.get_center()[1] + 0.5)
     # The handle sits above the face, as on a real stamp.
     assert stamp.knob.get_center()[1] > stamp.mount.get_center()[1] > stamp.face.get_center()[1]
+
+
+def test_the_sum_of_marks_reads_like_the_formula_page_marks_then_the_bias():
+    from scenes.kit.stamps import SumOfMarks, ink_color
+
+    output, bias = [1.0, -0.5, 0.25, 0.0], [0.1, 0.0, -0.1, 0.0]
+    marks = [[0.5, -0.25, 0.2, 0.0], [0.4, -0.25, 0.15, 0.0]]
+    picture = SumOfMarks(output, marks, bias, scale=1.0)
+    # Left to right as the formula is written: FFN(x) = term + term + ... + b2.
+    xs = [picture.output_page.get_x(), *(m.get_x() for m in picture.mark_prints), picture.bias_print.get_x()]
+    assert xs == sorted(xs)
+    assert len(picture.mark_prints) == len(marks)
+    # Every print inks its own vector on the one shared scale.
+    assert _distance(picture.output_page.grid.cell_colors()[1], ink_color(-0.5, 1.0)) < 1e-6
+    assert _distance(picture.bias_print.grid.cell_colors()[2], ink_color(-0.1, 1.0)) < 1e-6
+    assert _distance(picture.mark_prints[1].grid.cell_colors()[0], ink_color(0.4, 1.0)) < 1e-6

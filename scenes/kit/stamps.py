@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from manim import UP, Ellipse, Polygon, RoundedRectangle, Square, Transform, VGroup, interpolate_color
+from manim import RIGHT, UP, Ellipse, Polygon, RoundedRectangle, Square, Transform, VGroup, interpolate_color
 
 from ffn_core.registry import number
 from scenes.kit import palette
+from scenes.kit import typography as ty
 from scenes.kit.gallery_samples import sample_of
 
 PAPER = palette.INK  # the page is the lightest colour of the palette
@@ -218,3 +219,42 @@ class Stamp(VGroup):
 @sample_of(Stamp)
 def _stamp():
     return Stamp(number("stamps.loudest_value").value)
+
+
+class SumOfMarks(VGroup):
+    """The layer's sum drawn with prints, in the order the formula writes it:
+    the output page '=' the first marks '+' ... '+' the bias's print.
+
+    `output`, each of `marks` and `bias` are d-vectors, all inked on one `scale`, so a
+    fainter print is a smaller contribution. `output_page`, `mark_prints` and `bias_print`
+    are the pieces a formula's terms point at."""
+
+    def __init__(self, output, marks, bias, scale: float, cell: float = 0.36, gap: float = 0.04, **kwargs):
+        super().__init__(**kwargs)
+        d = len(output)
+
+        def print_of(values, size: float) -> Page:
+            return Page(d, scale, cell=cell, gap=gap, margin=0.2).printed(values).scale(size)
+
+        self.output_page = print_of(output, 0.46)
+        self.mark_prints = VGroup(*(print_of(m, 0.36) for m in marks))
+        self.bias_print = print_of(bias, 0.36)
+
+        def symbol(tex: str) -> VGroup:
+            return ty.math(tex).scale(1.1)
+
+        pieces = [self.output_page, symbol("=")]
+        for mark in self.mark_prints:
+            pieces += [mark, symbol("+")]
+        pieces += [symbol(r"\cdots"), symbol("+"), self.bias_print]
+        self.add(*pieces)
+        self.arrange(RIGHT, buff=0.22)
+
+
+@sample_of(SumOfMarks)
+def _sum_of_marks():
+    coefficients = number("stamps.pressed_coefficients").value
+    values = number("stamps.pressed_values").value
+    marks = [[c * v for v in value] for c, value in zip(coefficients, values)][:2]
+    output = number("stamps.output").value
+    return SumOfMarks(output, marks, number("stamps.bias").value, max(abs(v) for v in output))
