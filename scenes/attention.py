@@ -14,6 +14,7 @@ from manim import (
     FadeIn,
     FadeOut,
     GrowFromCenter,
+    Indicate,
     ReplacementTransform,
     SurroundingRectangle,
     TransformFromCopy,
@@ -48,7 +49,7 @@ class Attention(NarratedScene):
         heading = ty.title("La atención, en breve", color=palette.ATTENTION).to_corner(UP + LEFT, buff=0.35)
 
         with self.beat("frase") as b:
-            chips = TokenRow(self.tokens, gap=0.5).scale(1.25).move_to(UP * 0.3)
+            chips = TokenRow(self.tokens, gap=0.5).scale(1.25).move_to(DOWN * 0.95)
             caption = ty.small(
                 f"{nt.model_name('fact_model', capitalized=True)} · bloque {self.number('attention.layer_number')} "
                 f"de {self.number('memory.n_layers')}"
@@ -56,15 +57,11 @@ class Attention(NarratedScene):
             # The model is met here: its badge first large in the middle while the voice presents
             # it, then in the corner for the rest of the scene.
             self.badge = model_badge(self, "fact_model").to_corner(UP + RIGHT, buff=0.3)
-            intro = self.badge.copy().scale(1.6).move_to(UP * 0.3)
+            intro = self.badge.copy().scale(2.2).next_to(chips, UP, buff=0.3)
             self.play(FadeIn(heading), FadeIn(intro, scale=0.9), run_time=0.3 * b.until("frase"))
             self.wait(b.until("frase"))
-            self.play(
-                ReplacementTransform(intro, self.badge),
-                FadeIn(chips, shift=UP * 0.2),
-                FadeIn(caption),
-                run_time=b.until("vectores"),
-            )
+            # The sentence the model reads, under the model that reads it.
+            self.play(FadeIn(chips, shift=UP * 0.2), FadeIn(caption), run_time=b.until("vectores"))
             x_map, labels = self._input_map()
             play_in_steps(
                 self,
@@ -72,6 +69,7 @@ class Attention(NarratedScene):
                 (
                     (
                         FadeOut(caption),
+                        ReplacementTransform(intro, self.badge),
                         *(ReplacementTransform(c.label, label) for c, label in zip(chips.chips, labels)),
                         *(FadeOut(c.box) for c in chips.chips),
                     ),
@@ -82,8 +80,8 @@ class Attention(NarratedScene):
 
         with self.beat("qkv") as b:
             q_map, k_map, v_map = self._qkv_maps(x_map)
-            self.play(FadeOut(x_map), run_time=b.until("consulta"))
-            self.play(FadeIn(q_map, shift=RIGHT * 0.3), run_time=b.until("llave"))
+            self.play(Indicate(x_map.grid, color=palette.ATTENTION, scale_factor=1.02), run_time=b.until("consulta"))
+            self.play(FadeOut(x_map), FadeIn(q_map, shift=RIGHT * 0.3), run_time=b.until("llave"))
             self.play(FadeIn(k_map, shift=RIGHT * 0.3), run_time=b.until("valor"))
             self.play(FadeIn(v_map, shift=RIGHT * 0.3), run_time=b.speech_remaining())
 
@@ -169,9 +167,15 @@ class Attention(NarratedScene):
 
         with self.beat("cabezas") as b:
             title = ty.title("Dos cabezas", color=palette.ATTENTION).to_corner(UP + LEFT, buff=0.35)
-            self.play(FadeOut(VGroup(mix, heading)), FadeIn(title), run_time=b.until("lado"))
             maps = self._head_maps(n_heads)
-            self.play(FadeIn(maps, shift=UP * 0.2), run_time=b.until("primera"))
+            # The weights just used are the first head's: that table grows into its place.
+            self.play(
+                FadeOut(VGroup(mix[1:], heading)),
+                ReplacementTransform(mix[0], maps[0][1]),
+                FadeIn(title),
+                run_time=b.until("lado"),
+            )
+            self.play(FadeIn(maps[0][0]), FadeIn(maps[1], shift=UP * 0.2), run_time=b.until("primera"))
             first = VGroup(
                 maps[0][1].row_box(self.focus, color=palette.MUTED), maps[0][1].cell_box(self.focus, self.subject)
             )
@@ -228,7 +232,7 @@ class Attention(NarratedScene):
             labels = self._row_labels(heat)
             letter = source[1][0].copy().next_to(labels, LEFT, buff=0.3)
             column.append(VGroup(heat, letter, labels))
-        VGroup(*column).arrange(DOWN, buff=0.55).to_edge(LEFT, buff=0.45).shift(DOWN * 0.6)
+        VGroup(*column).arrange(DOWN, buff=0.3).to_edge(LEFT, buff=0.45).shift(DOWN * 0.6)
         return column[0], column[1]
 
     # -- the score table --------------------------------------------------------------------

@@ -22,6 +22,7 @@ from manim import (
     MoveAlongPath,
     SurroundingRectangle,
     Transform,
+    TransformFromCopy,
     VGroup,
     linear,
 )
@@ -56,7 +57,9 @@ class Block(NarratedScene):
         slab = Slab()
 
         with self.beat("flujo") as b:
-            self.play(FadeIn(heading), FadeIn(badge), run_time=b.until("flujo"))
+            # The block opened: its outline first, dim; each piece is drawn over it when it is named.
+            outline = diagram.outline()
+            self.play(FadeIn(heading), FadeIn(badge), FadeIn(outline), run_time=b.until("flujo"))
             self.play(GrowArrow(stream.line), run_time=b.until("cuaderno"))
             notebook = self._read_write_marks(diagram)
             play_in_steps(
@@ -68,7 +71,7 @@ class Block(NarratedScene):
 
         with self.beat("entrada") as b:
             big, labels = self._big_slab(slab, ctx, d_model)
-            self.play(FadeIn(big), run_time=b.until("losa"))
+            self.play(FadeIn(big), FadeOut(outline), run_time=b.until("losa"))
             self.play(FadeIn(labels[0]), run_time=b.until("columnas"))
             self.play(FadeIn(labels[1]), run_time=b.until("al_flujo"))
             slab.move_to(stream.point(stream.bottom + 0.4))
@@ -111,14 +114,26 @@ class Block(NarratedScene):
         diagram_view = VGroup(heading, badge, diagram, VGroup(*tags.values()), slab)
         with self.beat("por_que_dos") as b:
             left, right, note = self._two_views(ctx)
-            self.play(FadeOut(diagram_view), FadeIn(left.heading), FadeIn(right.heading), run_time=b.until("mezclar"))
+            # The slab's rows, up close, on both sides: the same positions seen by each station.
+            play_in_steps(
+                self,
+                b.until("mezclar"),
+                (
+                    (
+                        FadeOut(VGroup(heading, badge, diagram, *tags.values(), slab)),
+                        TransformFromCopy(slab, left.rows),
+                        TransformFromCopy(slab, right.rows),
+                    ),
+                    0.6,
+                ),
+                ((FadeIn(left.heading), FadeIn(right.heading)), None),
+            )
             # The last position's arcs reach every earlier one: it is the one the caption follows.
             last_arcs = VGroup(*left.arcs[-(CLOSE_UP_ROWS - 1) :])
             play_in_steps(
                 self,
                 b.until("a_solas"),
-                (FadeIn(left.rows), 0.2),
-                ((Create(left.arcs, lag_ratio=0.1), FadeIn(left.caption)), 0.5),
+                ((Create(left.arcs, lag_ratio=0.1), FadeIn(left.caption)), 0.6),
                 (
                     lambda: (
                         last_arcs.animate.set_stroke(width=6, opacity=1),
@@ -130,7 +145,7 @@ class Block(NarratedScene):
             play_in_steps(
                 self,
                 b.speech_remaining(),
-                ((FadeIn(right.rows), FadeIn(right.arrows), FadeIn(right.boxes), FadeIn(note)), 0.3),
+                ((FadeIn(right.arrows), FadeIn(right.boxes), FadeIn(note)), 0.3),
                 (
                     LaggedStart(
                         *(
@@ -180,26 +195,22 @@ class Block(NarratedScene):
             n_layers = self.number("params.llama2_7b.n_layers")
             stack = BlockStack(n_layers, height=6.4, width=3.6).move_to(LEFT * 2.4 + DOWN * 0.3)
             first = stack.blocks[0]
-            # Zoom out: the block shrinks, then settles as the bottom block of the stack.
+            # Zoom out: the block shrinks into the bottom of the stack, and the stack comes into view.
             play_in_steps(
                 self,
                 b.until("apilar"),
-                ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack).fade(0.97)), 0.55),
-                (lambda: FadeTransform(diagram_view, first, stretch=True), None),
-            )
-            count, updates = self._count(stack, n_layers)
-            play_in_steps(
-                self,
-                b.until("sube"),
+                ((FadeOut(ends), diagram_view.animate.scale(0.3).move_to(stack).fade(0.97)), 0.4),
                 (
-                    (
-                        LaggedStart(*(FadeIn(block, shift=DOWN * 0.15) for block in stack.blocks[1:]), lag_ratio=0.15),
+                    lambda: (
+                        FadeTransform(diagram_view, first, stretch=True),
+                        LaggedStart(*(FadeIn(block, shift=DOWN * 0.15) for block in stack.blocks[1:]), lag_ratio=0.1),
                         GrowArrow(stack.stream),
                     ),
-                    0.7,
+                    None,
                 ),
-                (FadeIn(count), None),
             )
+            count, updates = self._count(stack, n_layers)
+            self.play(FadeIn(count), run_time=b.until("sube"))
             climber = Slab(size=0.4).move_to(stack.stream_point(0.0))
             path = polyline(stack.stream_point(0.0), stack.stream_point(0.97))
             passes = LaggedStart(

@@ -29,7 +29,7 @@ from manim import (
 from scenes.kit import notation, palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
-from scenes.kit.blocks import StageBox, stage_row
+from scenes.kit.blocks import FlowArrow, StageBox
 from scenes.kit.iceberg import (
     ICE_REST,
     BergState,
@@ -59,13 +59,13 @@ class Iceberg(NarratedScene):
         gpt2, gpt3, llama = self._figures()
 
         with self.beat("dos_mitades") as b:
-            block = stage_row(StageBox("Atención", palette.ATTENTION), StageBox("Feed-forward", palette.FFN))
+            heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.45)
+            block = _block_column().next_to(heading, DOWN, buff=0.35)
             att_box, ffn_box = block[0]
-            heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.6)
             self.play(FadeIn(heading), Create(block), run_time=b.until("atencion"))
             self.play(att_box.light_up(), run_time=b.until("ffn"))
             self.play(att_box.light_down(), ffn_box.light_up(), run_time=b.speech_remaining())
-            self.play(FadeOut(block), FadeOut(heading), run_time=b.remaining())
+            self.wait(b.remaining())
 
         # The opening berg: one LLaMA-2 block, large, left of centre; its parts appear one by one.
         berg = Berg(
@@ -73,7 +73,10 @@ class Iceberg(NarratedScene):
         ).conceal()
         with self.beat("punta") as b:
             self.add(berg)
-            self.play(*berg.reveal(berg.tip, berg.above_shade), run_time=b.until("agua"))
+            # The block steps aside as its iceberg comes up: the same two parts, seen by their size.
+            self.play(
+                FadeOut(VGroup(block, heading)), *berg.reveal(berg.tip, berg.above_shade), run_time=b.until("agua")
+            )
             self.play(*berg.reveal(berg.waterline, berg.sea, berg.ripples), run_time=b.until("cifra_atencion"))
             att_label = _count_label("Atención", llama.attention_per_layer, palette.ATTENTION)
             att_label.move_to((2.6, 1.85, 0))  # under the badge
@@ -352,6 +355,18 @@ class Iceberg(NarratedScene):
             attention_share_of_total=self.number("iceberg.llama2_7b.attention_share_of_total"),
         )
         return gpt2, gpt3, llama
+
+
+def _block_column() -> VGroup:
+    """A block as the data goes through it, bottom to top: into attention, then the FFN, then out."""
+    att, ffn = StageBox("Atención", palette.ATTENTION), StageBox("Feed-forward", palette.FFN)
+    boxes = VGroup(att, ffn).arrange(UP, buff=0.75)
+    arrows = VGroup(
+        FlowArrow(att.get_bottom() + DOWN * 0.75, att.get_bottom()),
+        FlowArrow(att.get_top(), ffn.get_bottom()),
+        FlowArrow(ffn.get_top(), ffn.get_top() + UP * 0.75),
+    )
+    return VGroup(boxes, arrows)
 
 
 def _count_label(name: str, count: int, color) -> VGroup:

@@ -15,6 +15,7 @@ from manim import (
     Indicate,
     LaggedStart,
     Rectangle,
+    SurroundingRectangle,
     VGroup,
 )
 
@@ -159,25 +160,28 @@ class Needles(NarratedScene):
             )
 
         with self.beat("ancho") as b:
-            layer = tray_row(self.number("needles.layer_trays"), tray, width=1.44).move_to((0, -1.4, 0))
+            # The layer's trays, folded in rows; later a copy of the word's vector lies over each pair.
+            span = self.number("needles.model_trays")
+            ratio = self.number("needles.width_ratio")
+            layer = tray_row(
+                self.number("needles.layer_trays"), tray, width=2.0, gap=0.3, per_row=2 * span, row_gap=0.3
+            ).move_to((0, -1.05, 0))
             layer_label = ty.label(
                 f"capa feed-forward: {ty.fmt_int(self.number('needles.d_ff'))} neuronas", color=palette.FFN
-            ).next_to(layer, DOWN, buff=0.35)
+            ).next_to(layer, DOWN, buff=0.25)
             heading2 = ty.title("La capa entera").to_edge(UP, buff=0.3)
             panel = VGroup(heading, sentence2, after_legend, first_count, second_count, both_count, single_line)
             play_in_steps(
                 self,
                 b.until("capa"),
-                ((FadeOut(panel), FadeOut(first_rings), FadeOut(title), tray.animate.replace(layer[0].box)), 0.7),
-                (FadeIn(heading2), None),
+                ((FadeOut(panel), FadeOut(first_rings), FadeOut(title), tray.animate.replace(layer[0].box)), 0.6),
+                ((FadeIn(heading2), FadeIn(VGroup(*layer[1:]), lag_ratio=0.2)), None),
             )
             self.play(
-                FadeIn(VGroup(*layer[1:]), lag_ratio=0.2),
                 FadeIn(layer_label),
                 tray.box.animate.set_stroke(palette.HIGHLIGHT, width=3),
                 run_time=b.until("modelo"),
             )
-            span = self.number("needles.model_trays")
             vector = Rectangle(
                 width=layer[span - 1].get_right()[0] - layer[0].get_left()[0],
                 height=0.4,
@@ -186,17 +190,20 @@ class Needles(NarratedScene):
                 fill_color=palette.INK,
                 fill_opacity=0.25,
             )
-            vector.next_to(layer, UP, buff=1.4).align_to(layer, LEFT)
+            vector.next_to(layer, UP, buff=0.3).align_to(layer, LEFT)
             vector_label = ty.label(f"vector de la palabra: {ty.fmt_int(self.number('needles.d_model'))} números")
-            vector_label.next_to(vector, UP, buff=0.3).align_to(vector, LEFT)
+            vector_label.next_to(vector, RIGHT, buff=0.4)
             self.play(FadeIn(vector), FadeIn(vector_label), run_time=b.until("veces"))
-            ratio = self.number("needles.width_ratio")
+            # Each copy frames the trays it spans: the word is tested against every pattern at once.
             copies = VGroup(
-                *(vector.copy().set_fill(palette.FFN, opacity=0.35).set_stroke(palette.FFN) for _ in range(ratio))
+                *(
+                    SurroundingRectangle(VGroup(*layer[k * span : (k + 1) * span]), buff=0.08, corner_radius=0.08)
+                    .set_stroke(palette.FFN, width=4)
+                    .set_fill(palette.FFN, opacity=0.12)
+                    for k in range(ratio)
+                )
             )
-            for k, copy in enumerate(copies):
-                copy.next_to(layer, UP, buff=0.25).align_to(layer[k * span], LEFT)
-            times = ty.title(f"× {ty.fmt_int(ratio)}", color=palette.FFN).next_to(vector, RIGHT, buff=1.0)
+            times = ty.title(f"× {ty.fmt_int(ratio)}", color=palette.FFN).next_to(layer, RIGHT, buff=0.35)
             play_in_steps(
                 self,
                 b.speech_remaining(),

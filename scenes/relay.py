@@ -14,7 +14,6 @@ import math
 from manim import (
     DOWN,
     LEFT,
-    ORIGIN,
     RIGHT,
     UL,
     UP,
@@ -22,10 +21,12 @@ from manim import (
     Create,
     FadeIn,
     FadeOut,
+    FadeTransform,
     GrowFromEdge,
     Indicate,
     LaggedStart,
     MoveAlongPath,
+    ReplacementTransform,
     SurroundingRectangle,
     UpdateFromAlphaFunc,
     VGroup,
@@ -39,13 +40,14 @@ from scenes.kit import palette
 from scenes.kit import typography as ty
 from scenes.kit.badges import model_badge
 from scenes.kit.narrated import NarratedScene
-from scenes.kit.relay import Baton, HeadRow, ProbabilityBar, RelayStack, Runner, Track
+from scenes.kit.relay import Baton, BlockMoves, HeadRow, ProbabilityBar, RelayStack, Runner, Track
 from scenes.kit.steps import Step, play_in_steps
 from scenes.kit.tokens import TokenRow
 
 STATIONS = (-4.6, -2.0, 0.6, 3.2, 5.8)  # the start, the three exchanges, the finish
 TRACK_START, TRACK_END, FLOOR_Y = -5.6, 6.7, -0.4
 RUNNER_HEIGHT = 1.45
+LANE_HEIGHT = 0.7  # the track's lane: the stream of the first beat, drawn as a running lane
 BARS_BASE_Y, BARS_HEIGHT = -3.25, 1.55
 HANDOFF_GAP = 0.65  # how far behind the next runner an arriving runner stops
 READY_PHASE = 0.15  # a waiting runner's stance: a short step forward
@@ -69,27 +71,55 @@ class Relay(NarratedScene):
         self.heads = self.number("relay.head_numbers")
 
         with self.beat("dos_movimientos") as b:
-            moves = self._moves()
-            self.play(Write(moves[0]), run_time=b.until("reunir"))
-            self.play(FadeIn(moves[1], shift=RIGHT * 0.3), run_time=b.until("recordar"))
-            self.play(Write(moves[2]), FadeIn(moves[3], shift=RIGHT * 0.3), run_time=b.fraction(0.55))
-            sums = VGroup(
-                *(
-                    SurroundingRectangle(m.get_part_by_tex("x +"), color=palette.HIGHLIGHT, buff=0.08)
-                    for m in (moves[0], moves[2])
-                )
+            # The block's two stations on the stream: the drawing the race's track grows out of.
+            block = BlockMoves(stream_y=FLOOR_Y + LANE_HEIGHT / 2)
+            att, ffn = block.stations
+            moves = self._moves(block)
+            play_in_steps(
+                self,
+                b.until("reunir"),
+                ((GrowFromEdge(block.stream, LEFT), FadeIn(block.name)), 0.4),
+                ((*(FadeIn(VGroup(s.read, s.box, s.write, s.plus)) for s in block.stations),), None),
             )
-            self.play(Create(sums), run_time=b.speech_remaining())
+            self.play(Write(moves[0]), att.box.light_up(), FadeIn(att.note), run_time=b.until("recordar"))
+            self.play(
+                Write(moves[1]),
+                att.box.light_down(),
+                ffn.box.light_up(),
+                FadeIn(ffn.note),
+                run_time=b.fraction(0.55),
+            )
+            sums = VGroup(
+                *(SurroundingRectangle(m.get_part_by_tex("x +"), color=palette.HIGHLIGHT, buff=0.08) for m in moves)
+            )
+            self.play(
+                Create(sums),
+                ffn.box.light_down(),
+                *(Indicate(s.plus, color=palette.HIGHLIGHT, scale_factor=1.4) for s in block.stations),
+                run_time=b.speech_remaining(),
+            )
 
         with self.beat("carrera") as b:
-            self.track = Track(TRACK_START, TRACK_END, FLOOR_Y, STATIONS)
-            track_note = ty.body("la pista: el flujo residual").move_to(UP * 2.9)
+            self.track = Track(TRACK_START, TRACK_END, FLOOR_Y, STATIONS, height=LANE_HEIGHT)
+            track_note = ty.body("la pista: el flujo residual").move_to([0, FLOOR_Y - 0.55, 0])
+            boxes = VGroup(att.box, ffn.box)
+            wiring = VGroup(*(VGroup(s.read, s.write, s.plus, s.note) for s in block.stations))
+            # The stream becomes the track; the two stations wait on it for their runners.
             play_in_steps(
                 self,
                 b.until("pista"),
-                (FadeOut(VGroup(moves, sums)), 0.35),
-                ((Create(self.track), FadeIn(track_note)), None),
+                (FadeOut(VGroup(moves, sums, wiring)), 0.35),
+                (
+                    (
+                        # The lane's lines, not its (still empty) stripes, grow out of the stream.
+                        ReplacementTransform(block.stream, VGroup(*self.track[:3])),
+                        ReplacementTransform(block.name, track_note),
+                        boxes.animate.arrange(RIGHT, buff=1.0).next_to(self.track, UP, buff=0.2),
+                    ),
+                    None,
+                ),
             )
+            self.add(self.track)
             self.runners = [
                 Runner(color, RUNNER_HEIGHT).place(x, READY_PHASE, ground=FLOOR_Y)
                 for color, x in zip(LEG_COLORS, STATIONS)
@@ -105,7 +135,11 @@ class Relay(NarratedScene):
             )
             for role, runner in zip(roles, self.runners):
                 role.next_to(runner, UP, buff=0.3)
-            self.play(FadeIn(VGroup(*self.runners[:2])), FadeIn(roles), run_time=b.until("corredores"))
+            # Each station becomes its runner: attention runs with the context, the FFN with the memory.
+            arrivals = [VGroup(runner, role) for runner, role in zip(self.runners, roles)]
+            self.play(*(FadeTransform(box, a) for box, a in zip(boxes, arrivals)), run_time=b.until("corredores"))
+            self.remove(*arrivals)
+            self.add(*self.runners[:2], roles)
             self.baton = Baton()
             self.runners[0].carry(self.baton)
             self.play(FadeIn(self.baton, scale=2.0), run_time=b.until("testigo"))
@@ -241,22 +275,16 @@ class Relay(NarratedScene):
             self.play(MoveAlongPath(baton, stack.path, rate_func=linear), wave, run_time=b.speech_remaining())
 
     # -- pieces -----------------------------------------------------------------------
-    def _moves(self) -> VGroup:
-        """The two moves of a block, each with what it does."""
+    def _moves(self, block: BlockMoves) -> VGroup:
+        """The two moves of a block as updates of the stream x, large, over the drawing of `block`."""
         # Pre-norm, as the fact model and LLaMA: each sublayer reads a normalised copy of x.
         gather = n.residual_attention(substrings_to_isolate=["x +"], color=palette.ATTENTION)
         recall = n.residual_ffn(substrings_to_isolate=["x +"], color=palette.FFN)
         for formula in (gather, recall):
-            formula.scale(1.4)
-        gather_note = ty.body("reúne el contexto", color=palette.ATTENTION)
-        recall_note = ty.body("recuerda lo que sabe", color=palette.FFN)
-        gather.move_to(LEFT * 2.4 + UP * 1.0)
-        recall.move_to(LEFT * 2.4 + DOWN * 1.0)
-        recall.align_to(gather, LEFT)
-        gather_note.next_to(gather, RIGHT, buff=0.8)
-        recall_note.next_to(recall, RIGHT, buff=0.8).align_to(gather_note, LEFT)
-        group = VGroup(gather, gather_note, recall, recall_note)
-        group.move_to(ORIGIN)
+            formula.scale(1.25)
+        recall.next_to(gather, DOWN, buff=0.18).align_to(gather, LEFT)
+        group = VGroup(gather, recall)
+        group.next_to(block.stations, UP, buff=0.2).set_x(0)
         return group
 
     def _block_marks(self) -> VGroup:

@@ -315,6 +315,18 @@ class BlockDiagram(VGroup):
     def ffn(self) -> Station:
         return self.stations[1]
 
+    def outline(self, opacity: float = 0.3) -> VGroup:
+        """The block's shape, dim and without words: the stream, each station's wires and
+        boxes. A copy, shown while the pieces are named and drawn over it one by one."""
+        parts = [self.stream.line]
+        for s in self.stations:
+            parts += [s.tap, s.arrow, s.rise, s.back_arrow, s.norm.box, s.sublayer.box, s.add_node.circle]
+        ghost = VGroup(*(p.copy() for p in parts))
+        for piece in ghost.family_members_with_points():  # arrow tips are filled, boxes tinted
+            piece.set_stroke(opacity=opacity)
+            piece.set_fill(opacity=min(piece.get_fill_opacity(), opacity))
+        return ghost
+
     def stream_stretches(self) -> tuple[tuple[float, float], ...]:
         """(y0, y1) of the stream's five arrows: in, past attention, between, past the FFN, out."""
         a, f = self.attention, self.ffn

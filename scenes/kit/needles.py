@@ -288,7 +288,13 @@ def _mini_tray():
     return MiniTray(number("needles.rows").value, number("needles.columns").value, width=3.2, height=2.4)
 
 
-def tray_row(n: int, like: NeedleTray, width: float, gap: float = 0.15) -> VGroup:
-    """`n` mini trays side by side, each `width` wide and shaped like the tray `like`."""
+def tray_row(
+    n: int, like: NeedleTray, width: float, gap: float = 0.15, per_row: int | None = None, row_gap: float = 0.15
+) -> VGroup:
+    """`n` mini trays side by side, each `width` wide and shaped like the tray `like`; with
+    `per_row`, folded into rows of that many (in reading order, `row_gap` apart)."""
     height = width * like.box.height / like.box.width
-    return VGroup(*(MiniTray(like.rows, like.columns, width, height) for _ in range(n))).arrange(RIGHT, buff=gap)
+    trays = VGroup(*(MiniTray(like.rows, like.columns, width, height) for _ in range(n)))
+    if per_row is None or per_row >= n:
+        return trays.arrange(RIGHT, buff=gap)
+    return trays.arrange_in_grid(cols=per_row, buff=(gap, row_gap))

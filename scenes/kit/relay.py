@@ -11,6 +11,8 @@
 * `HeadRow`: one attention head's weights of the last word, one cell per word.
 * `RelayStack`: a long race folded into rows, one mini runner per sublayer, a norm gate
   before each runner and one at the finish; `path` is the baton's way through it.
+* `BlockMoves`: a block's two moves on a horizontal residual stream: each station reads the
+  stream, works in its box (attention gold, FFN blue) and adds its result back at a "+".
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from manim import (
     DOWN,
     LEFT,
     PI,
+    RIGHT,
     UP,
     ArcBetweenPoints,
+    Arrow,
     Circle,
     Line,
     Rectangle,
@@ -37,6 +41,7 @@ from manim import (
 from ffn_core.registry import number
 from scenes.kit import palette
 from scenes.kit import typography as ty
+from scenes.kit.blocks import StageBox
 from scenes.kit.gallery_samples import sample_of
 
 # The figure in units of its height, feet at y = 0, facing right (the direction of the race).
@@ -338,6 +343,101 @@ class RelayStack(VGroup):
 @sample_of(RelayStack)
 def _relay_stack():
     return RelayStack(number("relay.large.n_blocks").value)
+
+
+class MoveStation(VGroup):
+    """One move of a block over a horizontal stream at height `stream_y`: a tap reads the
+    stream at `box.left - reach`, the box works, and its result is added back at a "+" node
+    at `box.right + reach`. `note` (under the stream, below the box) says what the move does."""
+
+    def __init__(
+        self,
+        name: str,
+        note: str,
+        color,
+        center_x: float,
+        stream_y: float,
+        box_y: float,
+        width: float = 3.2,
+        height: float = 1.3,
+        reach: float = 0.45,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.box = StageBox(name, color, width=width, height=height).move_to([center_x, box_y, 0])
+        left, right = self.box.get_left()[0], self.box.get_right()[0]
+        tap_x, add_x = left - reach, right + reach
+        wire = dict(color=palette.INK, stroke_width=3)
+        self.read = VGroup(
+            Line([tap_x, stream_y, 0], [tap_x, box_y, 0], **wire),
+            Arrow([tap_x, box_y, 0], [left, box_y, 0], buff=0.02, max_tip_length_to_length_ratio=0.5, **wire),
+        )
+        self.plus = _plus_node([add_x, stream_y, 0], color)
+        self.write = VGroup(
+            Line([right, box_y, 0], [add_x, box_y, 0], **wire),
+            Arrow(
+                [add_x, box_y, 0],
+                self.plus.get_top(),
+                buff=0.02,
+                max_tip_length_to_length_ratio=0.12,
+                **wire,
+            ),
+        )
+        self.note = ty.label(note, color=color).move_to([center_x, stream_y - 0.62, 0])
+        self.add(self.read, self.write, self.box, self.plus, self.note)
+
+
+@sample_of(MoveStation)
+def _move_station():
+    return MoveStation("FFN", "recuerda lo que sabe", palette.FFN, center_x=0.0, stream_y=-0.5, box_y=0.8)
+
+
+def _plus_node(at, color, radius: float = 0.2) -> VGroup:
+    """A "+" in a circle: where a move's result is added to the stream."""
+    circle = Circle(radius=radius, color=color, stroke_width=3, fill_color=palette.BACKGROUND, fill_opacity=1.0)
+    arm = radius * 0.6
+    cross = VGroup(
+        Line(LEFT * arm, RIGHT * arm, color=color, stroke_width=3),
+        Line(DOWN * arm, UP * arm, color=color, stroke_width=3),
+    )
+    return VGroup(circle, cross).move_to(at)
+
+
+class BlockMoves(VGroup):
+    """A block's two moves, attention then FFN, on the residual stream drawn left to right
+    at `stream_y` from `x0` to `x1` (the line the race's track later becomes).
+    `stations[0]` is attention, `stations[1]` the FFN; `name` labels the stream."""
+
+    def __init__(
+        self,
+        stream_y: float = -0.05,
+        box_y: float = 1.45,
+        x0: float = -6.4,
+        x1: float = 6.4,
+        centers: tuple[float, float] = (-2.4, 2.9),
+        notes: tuple[str, str] = ("reúne el contexto", "recuerda lo que sabe"),
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.stream = Arrow(
+            [x0, stream_y, 0],
+            [x1, stream_y, 0],
+            buff=0,
+            color=palette.INK,
+            stroke_width=6,
+            max_tip_length_to_length_ratio=0.03,
+        )
+        self.stations = VGroup(
+            MoveStation("Atención", notes[0], palette.ATTENTION, centers[0], stream_y, box_y),
+            MoveStation("FFN", notes[1], palette.FFN, centers[1], stream_y, box_y),
+        )
+        self.name = ty.small("flujo residual").move_to([0, stream_y - 0.62, 0]).align_to([x0, 0, 0], LEFT)
+        self.add(self.stream, self.name, self.stations)
+
+
+@sample_of(BlockMoves)
+def _block_moves():
+    return BlockMoves()
 
 
 def tint(color, amount: float):
