@@ -32,7 +32,7 @@ from scenes.kit import typography as ty
 from scenes.kit.activation_graph import ActivationGraph
 from scenes.kit.badges import model_badge
 from scenes.kit.blocks import FlowArrow, StageBox
-from scenes.kit.layer_stack import LayerStack
+from scenes.kit.layer_stack import BlockScale, LayerStack
 from scenes.kit.matmul import ProductFill
 from scenes.kit.matrix import MatrixMob, VectorRow
 from scenes.kit.narrated import NarratedScene
@@ -41,6 +41,8 @@ from scenes.kit.tokens import TokenRow, attention_arcs
 from scenes.kit.widths import WidthBars
 
 WORDS = ("el", "perro", "come")
+TABLE_SCALE = 1.2  # the relu beat's table of vectors, over the kit's label size
+TABLE_SPLIT = -1.45  # x of the rule between the table's names and their vectors
 READER = "come"  # the token whose reading the narration follows: it attends to the words before it
 
 
@@ -63,7 +65,10 @@ class Panorama(NarratedScene):
                 VGroup(*(FlowArrow(a.get_top(), b.get_bottom(), buff=0.08) for a, b in zip(boxes, boxes[1:]))),
             )
             heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.45)
-            self.play(FadeIn(heading), Create(row), run_time=b.until("tokens"))
+            # The lecture opens on the block itself (its first bookmark is its first word): no
+            # cut from the title card to an empty frame.
+            self.add(heading, row)
+            self.wait(b.until("tokens"))
             self.play(tokens_box.light_up(), run_time=b.until("atencion"))
             self.play(tokens_box.light_down(), att_box.light_up(), run_time=b.until("ffn"))
             loop = CurvedArrow(
@@ -140,11 +145,12 @@ class Panorama(NarratedScene):
 
         with self.beat("apilar") as b:
             heading = ty.title("Los bloques se apilan").to_edge(UP, buff=0.6)
-            stacks = self._stacks()
+            stacks, scale = self._stacks()
             badge = model_badge(self, "gpt2_small").next_to(stacks[0][0], UP, buff=0.4)
             self.play(
                 FadeOut(stage),
                 FadeIn(heading),
+                Create(scale),
                 FadeIn(stacks[0], shift=UP * 0.2),
                 FadeIn(badge),
                 run_time=b.until("gpt2"),
@@ -166,19 +172,31 @@ class Panorama(NarratedScene):
                 FadeIn(pure),
                 run_time=b.speech_remaining(),
             )
-            stage = VGroup(heading, *stacks, pure, badge)
+            stage = VGroup(heading, scale, *stacks, pure, badge)
 
         w1, w2, product = self.number("collapse.w1"), self.number("collapse.w2"), self.number("collapse.product")
         with self.beat("colapso") as b:
             heading = ty.title("Dos capas lineales son una").to_edge(UP, buff=0.6)
-            factors = ProductLayout(MatrixMob(w1), MatrixMob(w2), MatrixMob(product, places=2))
+            # Tight columns and airy rows: the product fills the frame's width and grows taller.
+            cells = {"h_buff": 0.2, "v_buff": 0.3}
+            factors = ProductLayout(
+                MatrixMob(w1, **cells), MatrixMob(w2, **cells), MatrixMob(product, places=2, **cells)
+            )
             left, right, result, times, equals = factors.mats
             fill = ProductFill(left, right, result)
             fill.hide_entries()
+            # The two maps come in together; the voice then names the first one (a linear layer).
             self.play(
-                FadeOut(stage), FadeIn(heading), FadeIn(VGroup(left, factors.labels[0])), run_time=b.until("dos_mapas")
+                FadeOut(stage),
+                FadeIn(heading),
+                FadeIn(VGroup(left, factors.labels[0])),
+                FadeIn(VGroup(right, times, factors.labels[1])),
+                run_time=b.until("dos_mapas"),
             )
-            self.play(FadeIn(VGroup(right, times, factors.labels[1])), run_time=b.until("producto"))
+            self.play(
+                Indicate(VGroup(left, factors.labels[0]), color=palette.HIGHLIGHT, scale_factor=1.04),
+                run_time=b.until("producto"),
+            )
             self.play(FadeIn(equals), FadeIn(result.brackets), FadeIn(factors.labels[2]), run_time=b.fraction(0.1))
             for k in range(len(fill)):
                 last = k == len(fill) - 1
@@ -193,11 +211,11 @@ class Panorama(NarratedScene):
             heading = ty.title("Con una ReLU en medio").to_edge(UP, buff=0.6)
             rows = self._relu_rows()
             names = VGroup(*(r[0] for r in rows))
-            ghosts = names.copy().set_opacity(0.35)  # the table to fill, dim until each row is computed
+            ghosts = names.copy().set_opacity(0.45)  # the table to fill, dim until each row is computed
             # A rule between the names and their values: the five rows read as one table.
             rule = Line(
-                (-1.95, rows.get_top()[1] + 0.05, 0),
-                (-1.95, rows.get_bottom()[1] - 0.05, 0),
+                (TABLE_SPLIT, rows.get_top()[1] + 0.05, 0),
+                (TABLE_SPLIT, rows.get_bottom()[1] - 0.05, 0),
                 color=palette.MUTED,
                 stroke_width=2,
             )
@@ -280,7 +298,9 @@ class Panorama(NarratedScene):
         weights = ty.small("aᵢⱼ: pesos de atención (softmax)")
         return VGroup(title, formula, lines, weights).arrange(DOWN, buff=0.35)
 
-    def _stacks(self) -> list[VGroup]:
+    def _stacks(self) -> tuple[list[VGroup], BlockScale]:
+        """GPT-2 small's and GPT-3's towers on one floor, over a rule at every multiple of
+        GPT-2's count of blocks (GPT-3's tower is read as so many GPT-2s)."""
         layers = (self.number("params.gpt2_small.n_layers"), self.number("params.gpt3_175b.n_layers"))
         names = (
             notation.display_name(self.number("params.gpt2_small.display_name")),
@@ -298,7 +318,9 @@ class Panorama(NarratedScene):
         low = min(stack[1][1].get_y() for stack in stacks)
         for stack in stacks:
             stack[1][1].set_y(low)
-        return stacks
+        scale = BlockScale(min(layers), max(layers), pitch, width=6.6)
+        scale.move_to((-2.0, 0, 0)).align_to((0, -2.3, 0), DOWN)
+        return stacks, scale
 
     def _relu_rows(self) -> VGroup:
         """Five rows 'name = vector': the input, through W1, the ReLU, W2, and the shortcut."""
@@ -311,11 +333,12 @@ class Panorama(NarratedScene):
         )
         rows = VGroup()
         for tex, values, places in specs:
-            rows.add(VGroup(ty.math(tex + "="), VectorRow(values, places=places)))
+            # A fifth larger than the body size: the table is the beat's whole picture.
+            rows.add(VGroup(ty.math(tex + "=").scale(TABLE_SCALE), VectorRow(values, places=places).scale(TABLE_SCALE)))
         rows.arrange(DOWN, buff=0.32).move_to(DOWN * 0.55)  # close enough to read as one table
         for label, vector in rows:
-            label.move_to((-2.1, label.get_center()[1], 0), aligned_edge=RIGHT)
-            vector.move_to((-1.8, vector.get_center()[1], 0), aligned_edge=LEFT)
+            label.move_to((TABLE_SPLIT - 0.15, label.get_center()[1], 0), aligned_edge=RIGHT)
+            vector.move_to((TABLE_SPLIT + 0.15, vector.get_center()[1], 0), aligned_edge=LEFT)
         return rows
 
     def _silenced_marks(self, hidden: VectorRow, activated: VectorRow) -> VGroup:
@@ -335,7 +358,10 @@ class Panorama(NarratedScene):
         differs = ty.math(r"\neq", color=palette.HIGHLIGHT).scale(1.3)
         differs.next_to(VGroup(with_relu, linear), RIGHT, buff=0.45)
         gap = self.number("collapse.max_difference")
-        note = ty.label(f"diferencia: hasta {ty.fmt_decimal(gap, 2)}", color=palette.HIGHLIGHT)
+        note = VGroup(
+            ty.label("diferencia:", color=palette.HIGHLIGHT),
+            ty.label(f"hasta {ty.fmt_decimal(gap, 2)}", color=palette.HIGHLIGHT),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         note.next_to(differs, RIGHT, buff=0.3)
         return VGroup(boxes, differs, note)
 

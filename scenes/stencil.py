@@ -57,6 +57,7 @@ from scenes.kit.stencil import (
     unit_hole,
 )
 from scenes.kit.steps import Step, play_in_steps
+from scenes.kit.widths import MatrixBlock
 
 PITCH = 1.45  # distance between two channels' holes
 CHANNELS_X = 1.3  # the channels' centre: the left of the frame keeps the row names
@@ -64,7 +65,9 @@ NAMES_X = -5.3  # the row names' centre
 PAINT_Y, NOZZLE_Y = 2.8, 2.3
 CARD_Y, HOLE_Y, GATE_Y = 0.4, 0.05, 0.82
 PAPER_Y, PRODUCT_Y = -2.1, -2.95
-BAR_LEFT, BAR_LENGTH = -4.4, 9.0  # the width bars of the bill: 4d channels span BAR_LENGTH
+# The bill: one d x 4d matrix spans BAR_LENGTH (its top at BLOCK_TOP); then the classic
+# layer's two matrices, end to end, span ROW_LENGTH.
+BAR_LEFT, BAR_LENGTH, ROW_LENGTH, BLOCK_TOP = -4.9, 10.0, 10.0, 2.35
 
 
 def relu1(z: float) -> float:
@@ -299,90 +302,108 @@ class Stencil(NarratedScene):
             heading = ty.body("El precio de una matriz más").to_corner(UP + LEFT, buff=0.45)  # the badge: UR
             self.play(Indicate(matrix, color=palette.HIGHLIGHT, scale_factor=1.04), run_time=b.until("tres"))
             llama = model_badge(self, "llama2_7b").to_corner(UR, buff=0.3)
+            # One matrix of the classic layer to scale: d rows by 4d channels, its area its cost.
             unit = BAR_LENGTH / relu_width
-            relu_bar = _bar(relu_width * unit, palette.MUTED).move_to((BAR_LEFT + relu_width * unit / 2, 1.3, 0))
+            classic = MatrixBlock(d, relu_width, unit, palette.MUTED)
+            classic.align_to((BAR_LEFT, 0, 0), LEFT).align_to((0, BLOCK_TOP, 0), UP)
+            rows_brace = Brace(classic, LEFT, color=palette.MUTED, buff=0.12)
+            rows_name = ty.math("d", color=palette.INK).next_to(rows_brace, LEFT, buff=0.15)
             relu_note = VGroup(
                 ty.label("ReLU:"),
                 ty.math(r"4d =").scale(0.9),
                 ty.label(f"{ty.fmt_int(relu_width)} canales"),
                 ty.small(f"(d = {ty.fmt_int(d)})"),
             ).arrange(RIGHT, buff=0.2)
-            relu_note.next_to(relu_bar, UP, buff=0.25).align_to(relu_bar, LEFT)
-            # W_2 turns into the width it had in a classic layer: the drawing goes on.
+            relu_note.next_to(classic, UP, buff=0.25).align_to(classic, LEFT)
+            # W_2 turns into the matrix it would be in a classic layer: the drawing goes on.
             self.play(
                 FadeOut(VGroup(marks, h_col, times, names, line, out_row, check, self.column_box, formula)),
-                ReplacementTransform(matrix, relu_bar),
+                ReplacementTransform(matrix, classic),
                 FadeIn(heading, shift=DOWN * 0.2),
                 FadeIn(llama),
                 run_time=b.until("relu_ancho"),
             )
             self.play(
                 FadeIn(relu_note),
-                Indicate(relu_bar, color=palette.INK, scale_factor=1.02),
+                FadeIn(VGroup(rows_brace, rows_name)),
+                Indicate(classic, color=palette.INK, scale_factor=1.02),
                 run_time=b.until("dos_tercios"),
             )
+            # SwiGLU keeps two thirds of the channels: the kept part lit, the cut third left grey.
             cut_x = BAR_LEFT + thirds * unit
-            thirds_bar = _bar(thirds * unit, palette.FFN)
-            thirds_bar.move_to((BAR_LEFT + thirds * unit / 2, -0.9, 0))
+            kept = MatrixBlock(d, thirds, unit, palette.FFN).align_to(classic, LEFT).align_to(classic, UP)
             cut = DashedLine(
-                (cut_x, relu_bar.get_bottom()[1], 0), (cut_x, thirds_bar.get_top()[1], 0), color=palette.INK
-            )
+                (cut_x, classic.get_top()[1] + 0.2, 0), (cut_x, classic.get_bottom()[1] - 0.2, 0), color=palette.INK
+            ).set_z_index(1)
             # Two thirds of 4d is not an integer: the code keeps its floor.
             relu_tex = ty.fmt_int(relu_width).replace(ty.THIN_SPACE, r"\,")
             thirds_note = VGroup(
                 ty.math(rf"\big\lfloor \tfrac{{2}}{{3}} \cdot {relu_tex} \big\rfloor", color=palette.FFN).scale(0.9),
                 ty.label(f"= {ty.fmt_int(thirds)}", color=palette.FFN),
             ).arrange(RIGHT, buff=0.2)
-            thirds_note.next_to(cut, RIGHT, buff=0.3)
-            self.play(Create(cut), GrowFromEdge(thirds_bar, LEFT), FadeIn(thirds_note), run_time=b.until("redondeo"))
-            final_bar = _bar(width * unit, palette.FFN).move_to((BAR_LEFT + width * unit / 2, -0.9, 0))
-            ruler = _ruler(width, multiple, unit, thirds_bar.get_bottom()[1])
+            thirds_note.next_to(classic, DOWN, buff=0.45).align_to(cut, RIGHT)
+            self.play(Create(cut), GrowFromEdge(kept, LEFT), FadeIn(thirds_note), run_time=b.until("redondeo"))
+            final = MatrixBlock(d, width, unit, palette.FFN).align_to(classic, LEFT).align_to(classic, UP)
+            ruler = _ruler(width, multiple, unit, classic.get_bottom()[1])
             round_note = (
                 ty.label(
                     f"hacia arriba, a un múltiplo de {ty.fmt_int(multiple)}: {ty.fmt_int(width)}", color=palette.FFN
                 )
-                .next_to(ruler, DOWN, buff=0.35)
+                .next_to(thirds_note, DOWN, buff=0.3)
                 .set_x(0)
             )
-            self.play(
-                Create(ruler), Transform(thirds_bar, final_bar), FadeIn(round_note), run_time=b.speech_remaining()
-            )
+            self.play(Create(ruler), Transform(kept, final), FadeIn(round_note), run_time=b.speech_remaining())
             self.wait(b.remaining())
 
         with self.beat("balance") as b:
             relu_params = self.number("swiglu.llama2_7b.relu_params")
             swiglu_params = self.number("swiglu.llama2_7b.swiglu_params")
             increase = self.number("stencil.param_increase")
-            # The cut joins the two widths until the matrices take their place.
-            self.play(FadeOut(VGroup(relu_note, thirds_note, ruler, round_note)), run_time=b.until("antes"))
-            two = _matrices(2, relu_width * unit, palette.MUTED).move_to((BAR_LEFT + relu_width * unit / 2, 1.6, 0))
+            # The rounding is told; the matrices stay on the stage until they split.
+            self.play(FadeOut(VGroup(thirds_note, ruler, round_note)), run_time=b.until("antes"))
+            # Every matrix to one scale, end to end in two rows: the classic layer's two d x 4d
+            # matrices above, SwiGLU's three d x h below. Same height (d), so the rows' lengths
+            # compare the parameter counts; a dashed line marks where the classic row ends.
+            unit = ROW_LENGTH / (2 * relu_width)
+            two = VGroup(*(MatrixBlock(d, relu_width, unit, palette.MUTED) for _ in range(2))).arrange(RIGHT, buff=0)
+            two.align_to((BAR_LEFT, 0, 0), LEFT).align_to((0, BLOCK_TOP, 0), UP)
             two_name = ty.label("ReLU").next_to(two, LEFT, buff=0.3)
-            two_count = _count(r"2 \cdot d \cdot 4d", relu_params, palette.INK).next_to(two, DOWN, buff=0.25)
+            two_count = _count(r"2 \cdot d \cdot 4d", relu_params, palette.INK).next_to(two, DOWN, buff=0.18)
             two_count.align_to(two, LEFT)
+            first = MatrixBlock(d, width, unit, palette.FFN).align_to(two, LEFT)
+            first.align_to((0, two_count.get_bottom()[1] - 0.22, 0), UP)
             self.play(
-                ReplacementTransform(relu_bar, two),
-                FadeOut(cut),
+                ReplacementTransform(classic, two),
+                ReplacementTransform(kept, first),
+                FadeOut(VGroup(cut, relu_note, rows_brace, rows_name)),
                 FadeIn(two_name),
                 FadeIn(two_count),
                 run_time=b.until("despues"),
             )
-            three = _matrices(3, width * unit, palette.FFN).move_to((BAR_LEFT + width * unit / 2, -0.9, 0))
+            three = VGroup(*(MatrixBlock(d, width, unit, palette.FFN) for _ in range(3))).arrange(RIGHT, buff=0)
+            three.align_to(first, LEFT).align_to(first, UP)
             three_name = ty.label("SwiGLU", color=palette.FFN).next_to(three, LEFT, buff=0.3)
-            three_count = _count(r"3 \cdot d \cdot h", swiglu_params, palette.FFN).next_to(three, DOWN, buff=0.25)
+            three_count = _count(r"3 \cdot d \cdot h", swiglu_params, palette.FFN).next_to(three, DOWN, buff=0.18)
             three_count.align_to(three, LEFT)
             three_width = VGroup(
                 ty.math("h =", color=palette.FFN).scale(0.85), ty.label(ty.fmt_int(width), color=palette.FFN)
             ).arrange(RIGHT, buff=0.15)
-            three_width.next_to(three, RIGHT, buff=0.35)
+            three_width.next_to(three_count, RIGHT, buff=0.5)
             three_count.add(three_width)
+            end = DashedLine(
+                (two.get_right()[0], two.get_top()[1] + 0.15, 0),
+                (two.get_right()[0], three.get_bottom()[1] - 0.15, 0),
+                color=palette.HIGHLIGHT,
+            ).set_z_index(1)
             self.play(
-                ReplacementTransform(thirds_bar, three),
+                ReplacementTransform(first, three),
                 FadeIn(three_name),
                 FadeIn(three_count),
+                Create(end),
                 run_time=b.until("igual"),
             )
             verdict = ty.body(f"solo un {ty.fmt_percent(increase)} más", color=palette.HIGHLIGHT)
-            verdict.next_to(three_count, DOWN, buff=0.45).set_x(0)
+            verdict.next_to(three_count, DOWN, buff=0.4).set_x(0)
             self.play(FadeIn(verdict, shift=UP * 0.2), run_time=b.speech_remaining())
             self.play(Create(SurroundingRectangle(verdict, color=palette.HIGHLIGHT, buff=0.15)), run_time=b.remaining())
 
@@ -533,10 +554,6 @@ def _contraction(product, w_down, output):
     return VGroup(marks, h_col, times, matrix, line, out_row, names)
 
 
-def _bar(length: float, color) -> Rectangle:
-    return Rectangle(width=length, height=0.55, stroke_width=0, fill_color=color, fill_opacity=0.85)
-
-
 def _ruler(width: int, multiple: int, unit: float, y: float) -> VGroup:
     """A tick every `multiple` channels under the bar: the rounded width ends on a tick."""
     ticks = VGroup()
@@ -544,18 +561,6 @@ def _ruler(width: int, multiple: int, unit: float, y: float) -> VGroup:
         x = BAR_LEFT + k * multiple * unit
         ticks.add(Line((x, y, 0), (x, y - 0.15, 0), color=palette.INK, stroke_width=1.5))
     return ticks
-
-
-def _matrices(count: int, length: float, color) -> VGroup:
-    """`count` weight matrices of the same size, drawn as bars: d rows by `length` channels."""
-    return VGroup(
-        *(
-            Rectangle(
-                width=length, height=0.36, stroke_color=palette.INK, stroke_width=1, fill_color=color, fill_opacity=0.8
-            )
-            for _ in range(count)
-        )
-    ).arrange(DOWN, buff=0.1)
 
 
 def _count(tex: str, params: int, color) -> VGroup:

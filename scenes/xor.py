@@ -42,7 +42,10 @@ class Xor(NarratedScene):
         with self.beat("puntos") as b:
             heading = ty.title("XOR").to_edge(UP, buff=0.45).set_x(plane.get_x())
             axes = plane.axes()  # 0 and 1 on both axes: the legend can be checked point by point
-            self.play(FadeIn(heading), Create(plane), FadeIn(axes), run_time=b.until("circulos"))
+            # The scene opens on the plane (no cut from the last scene's picture to black); its
+            # grid and axes are drawn as the voice names the square.
+            self.add(plane.frame, heading)
+            self.play(Create(plane.grid), FadeIn(axes), run_time=b.until("circulos"))
             legend = VGroup(
                 legend_row(CircleMark(), ty.math(r"x_1 = x_2:\ \mathrm{XOR} = 0")),
                 legend_row(CrossMark(), ty.math(r"x_1 \neq x_2:\ \mathrm{XOR} = 1")),

@@ -183,3 +183,16 @@ def test_the_script_says_swish_keeps_the_sign_and_cites_the_swiglu_papers():
     assert {"shazeer2020", "touvron2023", "ramachandran2017", "metallama2023"} <= cited
     thirds = number("swiglu.llama2_7b.two_thirds_width").value
     assert thirds == math.floor(2 * number("swiglu.llama2_7b.relu_width").value / 3)
+
+
+def test_the_bill_draws_matrices_to_scale_so_their_areas_compare_as_the_parameter_counts():
+    from scenes.kit.widths import MatrixBlock
+
+    d = number("params.llama2_7b.d_model").value
+    relu_width, width = number("swiglu.llama2_7b.relu_width").value, number("swiglu.llama2_7b.width").value
+    unit = 10.0 / (2 * relu_width)
+    classic = MatrixBlock(d, relu_width, unit)
+    swiglu = MatrixBlock(d, width, unit)
+    assert classic.height == pytest.approx(swiglu.height) == pytest.approx(d * unit)  # one row height: d
+    two, three = 2 * classic.width * classic.height, 3 * swiglu.width * swiglu.height
+    assert three / two == pytest.approx(1 + number("stencil.param_increase").value)

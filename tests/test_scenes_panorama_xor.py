@@ -196,3 +196,34 @@ def test_xor_axes_mark_zero_and_one_where_the_points_are(plane):
     # The legend's rule is the labels' XOR: crosses where the two coordinates differ.
     result = solve_xor()
     assert [int(x != y) for x, y in result.points] == list(result.labels)
+
+
+def test_panorama_block_scale_rules_every_multiple_of_gpt2s_blocks_up_to_gpt3s():
+    from scenes.kit.layer_stack import BlockScale
+
+    small, large = number("params.gpt2_small.n_layers").value, number("params.gpt3_175b.n_layers").value
+    pitch = 4.4 / large
+    scale = BlockScale(small, large, pitch, width=6.0)
+    heights = [rule.get_y() - scale.floor.get_y() for rule in scale.rules]
+    assert len(heights) == large // small
+    assert heights == pytest.approx([k * small * pitch for k in range(1, large // small + 1)])
+    with pytest.raises(ValueError, match="step"):
+        BlockScale(large, small, pitch, width=6.0)
+
+
+def test_xor_plane_is_an_opaque_sheet_and_the_points_backings_match_it(plane):
+    from scenes.kit import palette
+    from scenes.kit.plane import SHEET, ClassPoints
+
+    assert plane.frame.get_fill_opacity() == 1.0 and plane.frame.get_fill_color() == SHEET
+    # A sheet, not a dark field: lighter than the background by more than a faint grey.
+    bg, sheet = np.array(palette.BACKGROUND.to_rgb()), np.array(SHEET.to_rgb())
+    assert (sheet - bg).max() * 255 > 24
+    result = solve_xor()
+    points = ClassPoints(plane, result.points, result.labels)
+    assert all(b.get_fill_color() == SHEET for b in points.backings)
+    # The grid marks 0, 0,5 and 1 on each axis: the points sit on its crossings.
+    xs = sorted(
+        {round(line.get_start()[0], 6) for line in plane.grid if abs(line.get_start()[0] - line.get_end()[0]) < 1e-9}
+    )
+    assert xs == [round(plane.to_scene(v, 0.0)[0], 6) for v in (0.0, 0.5, 1.0)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, Rectangle, VGroup
+from manim import DOWN, RIGHT, UP, Line, Rectangle, VGroup
 
 from ffn_core.registry import number
 from scenes.kit import palette
@@ -33,6 +33,34 @@ class LayerStack(VGroup):
             self.ffn.add(ffn)
             self.add(layer)
         self.n_layers = n_layers
+
+
+class BlockScale(VGroup):
+    """Faint rules behind layer stacks standing on one floor: a rule every `step` blocks, up to
+    `top` blocks, `pitch` scene units per block and `width` wide, its floor at the group's
+    bottom. With `step` the smaller model's count, the taller stack is read as so many of the
+    smaller one."""
+
+    def __init__(self, step: int, top: int, pitch: float, width: float, color=palette.MUTED, **kwargs):
+        super().__init__(**kwargs)
+        if step < 1 or top < step:
+            raise ValueError(f"a block scale needs 1 <= step <= top, got step={step}, top={top}")
+        self.floor = Line((-width / 2, 0, 0), (width / 2, 0, 0), color=color, stroke_width=2.5)
+        self.rules = VGroup(
+            *(
+                Line((-width / 2, 0, 0), (width / 2, 0, 0), color=color, stroke_width=1.5, stroke_opacity=0.6).shift(
+                    UP * (k * step * pitch)
+                )
+                for k in range(1, top // step + 1)
+            )
+        )
+        self.add(self.floor, self.rules)
+
+
+@sample_of(BlockScale)
+def _block_scale():
+    small, large = number("params.gpt2_small.n_layers").value, number("params.gpt3_175b.n_layers").value
+    return VGroup(BlockScale(small, large, 4.0 / large, 4.0), LayerStack(small, height=small * 4.0 / large))
 
 
 @sample_of(LayerStack)

@@ -35,18 +35,35 @@ from scenes.kit import typography as ty
 from scenes.kit.gallery_samples import sample_of
 
 CLASS_COLORS = (palette.NEGATIVE, palette.POSITIVE)  # class 0, class 1
+# The plane is a sheet, a shade lighter than the background, so the input space reads as a
+# surface the points lie on (and a frame showing only the plane is not a dark field).
+SHEET = interpolate_color(palette.BACKGROUND, palette.MUTED, 0.28)
 _SEAM = 0.015  # scene units of overlap between region cells (about a pixel at 480p)
 
 
 class PlaneSquare(VGroup):
-    """The drawn square for data coordinates in `view` x `view`, `side` scene units wide."""
+    """The drawn square for data coordinates in `view` x `view`, `side` scene units wide: a
+    sheet (`SHEET`, opaque) with its edge, and faint grid lines every `grid` data units."""
 
-    def __init__(self, view: tuple[float, float], side: float = 5.2, **kwargs):
+    def __init__(self, view: tuple[float, float], side: float = 5.2, grid: float = 0.5, **kwargs):
         super().__init__(**kwargs)
         self.view = view
         self.side = side
-        self.frame = Square(side_length=side, color=palette.MUTED, stroke_width=2)
-        self.add(self.frame)
+        self.frame = Square(side_length=side, color=palette.MUTED, stroke_width=2, fill_color=SHEET, fill_opacity=1)
+        self.grid = VGroup()
+        lo, hi = view
+        steps = int(round((hi - lo) / grid))
+        for k in range(1, steps):
+            v = lo + k * grid
+            self.grid.add(
+                Line(
+                    self.to_scene(v, lo), self.to_scene(v, hi), color=palette.MUTED, stroke_width=1, stroke_opacity=0.35
+                ),
+                Line(
+                    self.to_scene(lo, v), self.to_scene(hi, v), color=palette.MUTED, stroke_width=1, stroke_opacity=0.35
+                ),
+            )
+        self.add(self.frame, self.grid)
 
     @property
     def scale(self) -> float:
@@ -136,7 +153,7 @@ class ClassPoints(VGroup):
         self.marks = [class_mark(label, radius).move_to(plane.to_scene(*p)) for p, label in zip(points, labels)]
         # A dark disc behind each mark keeps it readable on a region of its own colour.
         self.backings = [
-            Circle(radius=radius * 1.45, stroke_width=0, fill_color=palette.BACKGROUND, fill_opacity=0.8).move_to(m)
+            Circle(radius=radius * 1.45, stroke_width=0, fill_color=SHEET, fill_opacity=0.8).move_to(m)
             for m in self.marks
         ]
         for backing, mark in zip(self.backings, self.marks):

@@ -1,4 +1,5 @@
-"""Layer widths drawn as bars: a token vector, the wider hidden layer, and back."""
+"""Layer widths drawn as bars: a token vector, the wider hidden layer, and back; and weight
+matrices drawn to scale, so that their areas compare their parameter counts."""
 
 from __future__ import annotations
 
@@ -55,6 +56,25 @@ class WidthBars(VGroup):
                 caption.move_to((bar.get_center()[0], low, 0)).shift(DOWN * 0.3)
                 self.captions.add(caption)
             self.add(self.captions)
+
+
+class MatrixBlock(Rectangle):
+    """A weight matrix drawn to scale: `rows` x `cols` entries at `unit` scene units per row
+    and per column, so its area is its parameter count and blocks drawn at one `unit` compare
+    by area (a d x 4d matrix beside a d x h one)."""
+
+    def __init__(self, rows: int, cols: int, unit: float, color=palette.FFN, **kwargs):
+        kwargs.setdefault("stroke_color", palette.INK)
+        kwargs.setdefault("stroke_width", 1.5)
+        kwargs.setdefault("fill_opacity", 0.85)
+        super().__init__(width=cols * unit, height=rows * unit, fill_color=color, **kwargs)
+        self.rows, self.cols = rows, cols
+
+
+@sample_of(MatrixBlock)
+def _matrix_block():
+    d_model, d_ff = number("params.llama2_7b.d_model").value, number("params.llama2_7b.d_ff").value
+    return MatrixBlock(d_model, d_ff, unit=6.0 / d_ff)
 
 
 @sample_of(WidthBars)
