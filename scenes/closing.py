@@ -15,6 +15,7 @@ from manim import (
     RIGHT,
     UP,
     UR,
+    Brace,
     Create,
     FadeIn,
     FadeOut,
@@ -90,15 +91,21 @@ class Closing(NarratedScene):
                 FadeOut(note),
                 run_time=b.until("formula"),
             )
+            # The formula is the beat: large, right under the neurons it scores, each mean braced
+            # and named under its own term.
             formula = ty.math(
-                r"\text{nota}_i(\text{tema}) = \overline{a_i}\,(\text{tema}) - \overline{a_i}\,(\text{resto})",
-                font_size=54,
-            ).move_to((0, 0.2, 0))
-            parts = VGroup(
-                ty.label("media con las palabras del tema", color=palette.ACTIVE),
-                ty.label("media con las demás", color=palette.MUTED),
-            ).arrange(DOWN, buff=0.3)
-            parts.next_to(formula, DOWN, buff=0.35)
+                r"\text{nota}_i(\text{tema}) = {{ \overline{a_i}\,(\text{tema}) }}"
+                r" - {{ \overline{a_i}\,(\text{resto}) }}",
+                font_size=64,
+            ).next_to(where, DOWN, buff=0.4)
+            parts = VGroup()
+            for term, wording, color in (
+                (formula[1], ("media con las", "palabras del tema"), palette.ACTIVE),
+                (formula[3], ("media con", "las demás"), palette.MUTED),
+            ):
+                brace = Brace(term, DOWN, color=color, buff=0.1)
+                name = VGroup(*(ty.label(w, color=color) for w in wording)).arrange(DOWN, buff=0.08)
+                parts.add(VGroup(brace, name.next_to(brace, DOWN, buff=0.12)))
             self.play(FadeOut(columns), Write(formula), FadeIn(parts[0]), run_time=0.6 * b.until("ganadora"))
             self.play(FadeIn(parts[1]), run_time=b.until("ganadora"))
             winner = ty.body("la nota más alta  →  la especialista del tema", color=palette.ATTENTION)

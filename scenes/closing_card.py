@@ -19,7 +19,6 @@ from manim import (
     Indicate,
     ReplacementTransform,
     RoundedRectangle,
-    Square,
     SurroundingRectangle,
     VGroup,
     Write,
@@ -27,7 +26,7 @@ from manim import (
 
 from scenes.kit import notation, palette
 from scenes.kit import typography as ty
-from scenes.kit.cards import CreditLine
+from scenes.kit.cards import CreditLine, RegistryGrid
 from scenes.kit.layer_stack import LayerStack
 from scenes.kit.narrated import NarratedScene
 
@@ -52,7 +51,7 @@ class ClosingCard(NarratedScene):
         with self.beat("cifras") as b:
             # The registry is the drawing: one cell per number, lit by kind as the voice counts them.
             heading = ty.title("Cada cifra, con su origen").to_edge(UP, buff=0.4)
-            cells = _registry_grid(size).move_to((-3.75, -0.35, 0))
+            cells = RegistryGrid(size, columns=GRID_COLUMNS, cell=CELL, gap=CELL_GAP).move_to((-3.75, -0.35, 0))
             frame = SurroundingRectangle(cells, color=palette.MUTED, buff=0.12, stroke_width=2)
             self.play(Write(heading), Create(frame), FadeIn(cells, lag_ratio=0.002), run_time=b.until("registro"))
             words = ty.label("números en el registro,\ncada uno con su origen")
@@ -70,7 +69,7 @@ class ClosingCard(NarratedScene):
                 )
             ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
             rows.next_to(tally, DOWN, buff=0.5).align_to(tally, LEFT)
-            spans = _spans(cells, (computed, published, quoted))
+            spans = cells.spans((computed, published, quoted))
             for (row, kind, span), mark in zip(zip(rows, kinds, spans), ("publicadas", "citadas")):
                 self.play(
                     FadeIn(row, shift=RIGHT * 0.2), span.animate.set_fill(kind[3], opacity=0.95), run_time=b.until(mark)
@@ -149,18 +148,3 @@ class ClosingCard(NarratedScene):
 
 
 TOWER_BLOCKS = 6  # a picture of "block after block", not a model's count
-
-
-def _registry_grid(size: int) -> VGroup:
-    """`size` cells in rows of GRID_COLUMNS, in reading order, unlit."""
-    cells = VGroup(*(Square(CELL, stroke_width=0, fill_color=palette.INACTIVE, fill_opacity=0.9) for _ in range(size)))
-    return cells.arrange_in_grid(cols=GRID_COLUMNS, buff=CELL_GAP, flow_order="rd")
-
-
-def _spans(cells: VGroup, counts) -> list[VGroup]:
-    """The cells of each kind, one run after another in reading order."""
-    out, start = [], 0
-    for n in counts:
-        out.append(VGroup(*cells[start : start + n]))
-        start += n
-    return out

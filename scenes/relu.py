@@ -12,6 +12,7 @@ from manim import (
     Create,
     FadeIn,
     FadeOut,
+    FadeTransform,
     Indicate,
     Rectangle,
     ReplacementTransform,
@@ -53,19 +54,35 @@ class Relu(NarratedScene):
             graph = graph_rule
             # "Cada neurona calcula primero un número": MiniLM's ten preactivations on the axis.
             raw_dots, _ = on_axis_then_at(graph, raw, raw)
-            self.play(Create(graph), FadeIn(raw_dots, lag_ratio=0.2), run_time=b.until("formula"))
-            # The rule drawn as the formula is said, and the ten numbers sent through it.
+            # What the voice says first, where the rule will be written: one number per neuron.
+            lead = ty.title("Cada neurona calcula un número").move_to(formula)
+            axis_name = graph.label_at("preactivación", graph.x_range[0] + 0.6, 0.0, DOWN, color=palette.MUTED)
+            self.play(
+                Create(graph),
+                Write(lead),
+                FadeIn(axis_name),
+                FadeIn(raw_dots, lag_ratio=0.2),
+                run_time=b.until("formula"),
+            )
+            # The rule drawn as the formula is said, and the ten numbers sent through it; its two
+            # halves as regions of the input: off on the left, through on the right.
             rule = graph.curve(relu1, palette.MUTED, stroke_width=6)
             _, raw_out = on_axis_then_at(graph, raw, [relu1(v) for v in raw], color_off=palette.NEGATIVE)
-            self.play(Write(formula), Create(rule), Transform(raw_dots, raw_out), run_time=b.until("negativos"))
-            # The two halves of the rule as regions of the input: off on the left, through on the right.
             off_zone, on_zone = _half_planes(graph)
+            self.play(
+                FadeTransform(lead, formula),
+                Create(rule),
+                Transform(raw_dots, raw_out),
+                FadeIn(off_zone),
+                FadeIn(on_zone),
+                run_time=b.until("negativos"),
+            )
             flat = graph.curve(relu1, palette.NEGATIVE, x_max=0.0, stroke_width=8)
             flat_label = graph.label_at("negativo → 0", -1.0, 0.0, UP, color=palette.NEGATIVE, buff=0.3)
-            self.play(FadeIn(off_zone), Create(flat), FadeIn(flat_label), run_time=b.until("positivos"))
+            self.play(Create(flat), FadeIn(flat_label), run_time=b.until("positivos"))
             ramp = graph.curve(relu1, palette.ACTIVE, x_min=0.0, stroke_width=8)
             ramp_label = graph.label_at("positivo → pasa igual", 1.0, 1.0, RIGHT, color=palette.ACTIVE, buff=0.4)
-            self.play(FadeIn(on_zone), Create(ramp), FadeIn(ramp_label), run_time=b.speech_remaining())
+            self.play(Create(ramp), FadeIn(ramp_label), run_time=b.speech_remaining())
 
         # (The ten neurons one by one on a row was cut: the needles' tray shows the same; here
         # they appear once, as points on MiniLM's own curve.)
@@ -80,7 +97,19 @@ class Relu(NarratedScene):
             ideal = graph.curve(relu1, palette.MUTED, stroke_width=3)
             self.play(
                 FadeOut(
-                    VGroup(graph_rule, rule, raw_dots, off_zone, on_zone, flat, ramp, flat_label, ramp_label, formula)
+                    VGroup(
+                        graph_rule,
+                        rule,
+                        raw_dots,
+                        off_zone,
+                        on_zone,
+                        flat,
+                        ramp,
+                        flat_label,
+                        ramp_label,
+                        formula,
+                        axis_name,
+                    )
                 ),
                 FadeIn(heading),
                 FadeIn(caption),

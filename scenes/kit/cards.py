@@ -1,7 +1,8 @@
 """Drawings for the lecture's frame: the title card (the chapter map's lines, the FFN's share
 of a model's parameters), the closing card (a terminal, the credits) and two small pictures the
 closing scene uses (a piano-roll strip with one re-punched hole, a shelf of keys and values,
-labelled «llave» and «valor»)."""
+labelled «llave» and «valor»); the registry as a grid of one cell per number (both cards), and
+a row vector's empty places (the expand/contract scene)."""
 
 from __future__ import annotations
 
@@ -414,3 +415,65 @@ class KeyValueShelf(VGroup):
 @sample_of(KeyValueShelf)
 def _key_value_shelf():
     return KeyValueShelf()
+
+
+# -- the registry, drawn on both cards --------------------------------------------------------
+class RegistryGrid(VGroup):
+    """The registry of the lecture's numbers as a grid: one cell per number, in rows of
+    `columns`, in reading order, unlit. `spans(counts)` gives the cells of each kind, one run
+    after another, to be lit in the kind's colour as the voice names it."""
+
+    def __init__(self, size: int, columns: int = 32, cell: float = 0.15, gap: float = 0.035, **kwargs):
+        super().__init__(**kwargs)
+        if size < 1:
+            raise ValueError(f"a registry grid needs at least one number, got {size}")
+        self.add(*(Square(cell, stroke_width=0, fill_color=palette.INACTIVE, fill_opacity=0.9) for _ in range(size)))
+        self.arrange_in_grid(cols=columns, buff=gap, flow_order="rd")
+
+    def spans(self, counts) -> list[VGroup]:
+        """The cells of each kind (counts in order), one run after another in reading order."""
+        if sum(counts) > len(self):
+            raise ValueError(f"the kinds count {sum(counts)} numbers but the grid has {len(self)} cells")
+        out, start = [], 0
+        for n in counts:
+            out.append(VGroup(*self[start : start + n]))
+            start += n
+        return out
+
+
+@sample_of(RegistryGrid)
+def _registry_grid():
+    grid = RegistryGrid(number("cards.registry_size").value)
+    counts = [number(f"cards.n_{k}").value for k in ("computed", "published", "quoted")]
+    for span, color in zip(grid.spans(counts), (palette.ACTIVE, palette.FFN, palette.ATTENTION)):
+        span.set_fill(color, opacity=0.95)
+    return grid
+
+
+# -- the expand/contract scene: a row vector's place before its numbers ----------------------
+class RowSlots(VGroup):
+    """Where a row vector goes before its numbers are known: its brackets and one dim box per
+    entry, at the entries' places (built from the row itself, so the numbers drop into it).
+    `boxes[j]` is entry j's box."""
+
+    def __init__(self, row, color=palette.MUTED, **kwargs):
+        super().__init__(**kwargs)
+        self.brackets = row.brackets.copy()
+        pitch = row.entries[0][1].get_x() - row.entries[0][0].get_x() if len(row.entries[0]) > 1 else row.grid.width
+        size = min(row.grid.height + 0.12, pitch * 0.8)
+        self.boxes = VGroup(
+            *(
+                RoundedRectangle(
+                    corner_radius=0.06, width=pitch * 0.8, height=size, color=color, stroke_width=2
+                ).move_to(entry)
+                for entry in row.entries[0]
+            )
+        )
+        self.add(self.brackets, self.boxes)
+
+
+@sample_of(RowSlots)
+def _row_slots():
+    from scenes.kit.matrix import VectorRow
+
+    return RowSlots(VectorRow(number("expand_contract.expanded").value))
