@@ -129,12 +129,17 @@ def test_check_fails_on_a_title_over_nothing_and_names_its_stills(sparse_lecture
     assert "empty, beat 'uno', fin del beat" in err and "empty-000.png" in err
     assert "cuadro casi vacío" in err and "dibujo principal bajo" in err
     assert "full," not in err  # the large drawing passes
-    assert "1 fotogramas escasos" in err
+    # The cut from full's last frame, a large drawing, to empty's first, nothing: flagged too.
+    cut = "empty, beat 'uno', primer fotograma (0.00 s, empty-inicio.png): corte desde el último cuadro de «full»"
+    assert cut in err
+    assert "2 fotogramas escasos" in err
     text = (sparse_lecture.out() / "storyboard" / "index.html").read_text(encoding="utf-8")
     full, empty = text.split("id='full'")[1].split("id='empty'")
     assert "escaso:" not in full and full.count("texto mínimo 42 px") == 2  # the title, 44 pt
     assert "<div class='m flag'>" in empty and "<div class='p sparse'>escaso: cuadro casi vacío" in empty
-    assert "<span class='p'>1 fotogramas escasos</span>" in text
+    assert "<span class='p'>2 fotogramas escasos</span>" in text
+    assert "<h2>Cortes entre escenas</h2>" in text and "src='empty-inicio.png'" in text
+    assert (sparse_lecture.out() / "storyboard" / "empty-inicio.png").is_file()
 
 
 def test_check_passes_when_every_still_carries_a_drawing(sparse_lecture, capsys):

@@ -239,15 +239,30 @@ def _sparseness_table_html(summaries: Sequence[SceneSparseness]) -> str:
     )
 
 
+def _cuts_html(cuts: Sequence[FlaggedStill]) -> str:
+    """The cuts between scenes from a full frame to a sparse one, each with its still."""
+    if not cuts:
+        return "<p class='ok'>ningún corte entre escenas pasa de un cuadro lleno a uno vacío</p>"
+    items = "".join(
+        f"<div class='m flag'><img src='{html.escape(c.still.name)}' alt=''>"
+        f"<div>{html.escape(c.scene)}: {CUT_LABEL}</div>"
+        + "".join(f"<div class='p'>{html.escape(p)}</div>" for p in c.problems)
+        + "</div>"
+        for c in cuts
+    )
+    return f"<h2>Cortes entre escenas</h2><div class='grid'>{items}</div>"
+
+
 def render_html(
     boards: Sequence[SceneBoard],
     quality: str,
     stills: dict[tuple[str, int], str],
     measures: dict[tuple[str, int], StillMeasure] | None = None,
+    cuts: Sequence[FlaggedStill] = (),
 ) -> str:
     measures = measures or {}
     total_problems = sum(len(m.problems) for b in boards for m in b.moments)
-    sparse = sum(1 for m in measures.values() if m.sparse)
+    sparse = sum(1 for m in measures.values() if m.sparse) + len(cuts)
     summaries = [
         scene_summary(b.name, [measures[(b.name, i)] for i in range(len(b.moments)) if (b.name, i) in measures])
         for b in boards
@@ -278,6 +293,7 @@ def render_html(
         )
         + f" <span class='t'>(escaso: {html.escape(SPARSE_RULE)})</span></p>",
         _sparseness_table_html(summaries) if measures else "",
+        _cuts_html(cuts),
     ]
     for board in boards:
         parts.append(
@@ -312,6 +328,26 @@ def render_html(
     return "".join(parts)
 
 
+CUT_LABEL = "primer fotograma"
+
+
+def scene_cut(before: SceneBoard, after: SceneBoard, last: StillMeasure, folder: Path) -> FlaggedStill | None:
+    """The cut from `before`'s last frame to `after`'s first, flagged when it goes from a full
+    frame to a sparse one (a scene that follows another opens on its drawing, not on black).
+    Only scenes that follow each other in the lecture are compared."""
+    if abs(before.start_s + before.duration_s - after.start_s) > 0.5 / after.fps or last.sparse:
+        return None
+    still = folder / f"{after.name}-inicio.png"
+    extract_still(after.video, 0.0, after.fps, still)
+    first = measure_still(still, smallest_text_at(after.text_boxes, 0.0, after.fps))
+    if not first.sparse:
+        still.unlink(missing_ok=True)
+        return None
+    beat = after.moments[0].beat if after.moments else ""
+    problems = (f"corte desde el último cuadro de «{before.name}», lleno, a este casi vacío", *first.problems)
+    return FlaggedStill(after.name, beat, CUT_LABEL, 0.0, still, problems)
+
+
 def write_storyboard(
     plan: Sequence[PlannedScene], renders: Path, work_root: Path, quality: str, only: set[str] | None = None
 ) -> WrittenStoryboard:
@@ -336,11 +372,18 @@ def write_storyboard(
                     FlaggedStill(board.name, moment.beat, moment.label, moment.scene_s, folder / name, measure.problems)
                 )
             wanted.add(name)
+    cuts = []
+    for before, after in zip(boards, boards[1:]):
+        cut = scene_cut(before, after, measures[(before.name, len(before.moments) - 1)], folder)
+        if cut is not None:
+            cuts.append(cut)
+            wanted.add(cut.still.name)
+    flagged += cuts
     shown = {b.name for b in boards}
     for old in folder.glob("*.png"):  # stills of moments that no longer exist
         if old.name not in wanted and old.name.rsplit("-", 1)[0] in shown:
             old.unlink(missing_ok=True)
     page = folder / "index.html"
-    write_text(page, render_html(boards, quality, stills, measures))
+    write_text(page, render_html(boards, quality, stills, measures, cuts))
     summaries = tuple(scene_summary(b.name, [measures[(b.name, i)] for i in range(len(b.moments))]) for b in boards)
     return WrittenStoryboard(page, summaries, tuple(flagged))
