@@ -56,13 +56,17 @@ class Approx(NarratedScene):
                 ty.math("x", color=palette.MUTED).next_to(self.axes.x_axis, RIGHT, buff=0.15),
                 ty.math("y", color=palette.MUTED).next_to(self.axes.y_axis, UP, buff=0.1),
             )
-            self.add(heading)  # the scene opens on its title, never on an empty frame
-            self.play(Create(self.axes), FadeIn(names), run_time=b.until("curva"))
-            self.heading, self.names = heading, names
             target = self.axes.polyline(x, self.result.target, palette.INK, stroke_width=3)
-            self.target = target
+            # The scene opens on its title, its axes and a faint trace of the curve, never on an
+            # empty frame; the curve is drawn in full when the voice points at it.
+            trace = target.copy().set_stroke(opacity=0.45)
             self.legend = VGroup(legend_line("curva objetivo", palette.INK)).move_to((-2.9, -3.35, 0))
-            self.play(Create(target), FadeIn(self.legend), run_time=0.6 * b.speech_remaining())
+            self.add(heading, self.axes, trace, self.legend)
+            self.play(FadeIn(names), run_time=b.until("curva"))
+            self.heading, self.names = heading, names
+            self.target = target
+            self.play(Create(target), run_time=0.6 * b.speech_remaining())
+            self.remove(trace)  # under the curve now
 
         with self.beat("una_neurona") as b:
             first = self.result.fit(counts[0])

@@ -58,7 +58,10 @@ class Attention(NarratedScene):
             # it, then in the corner for the rest of the scene.
             self.badge = model_badge(self, "fact_model").to_corner(UP + RIGHT, buff=0.3)
             intro = self.badge.copy().scale(2.2).next_to(chips, UP, buff=0.3)
-            self.play(FadeIn(heading), FadeIn(intro, scale=0.9), run_time=0.3 * b.until("frase"))
+            # The scene opens on the heading and the model already on screen (no cut from the
+            # previous scene's full frame to an empty one); the voice presents the model.
+            self.add(heading, intro)
+            self.play(Indicate(intro, color=palette.ATTENTION, scale_factor=1.05), run_time=0.3 * b.until("frase"))
             self.wait(b.until("frase"))
             # The sentence the model reads, under the model that reads it.
             self.play(FadeIn(chips, shift=UP * 0.2), FadeIn(caption), run_time=b.until("vectores"))

@@ -59,7 +59,10 @@ class Block(NarratedScene):
         with self.beat("flujo") as b:
             # The block opened: its outline first, dim; each piece is drawn over it when it is named.
             outline = diagram.outline()
-            self.play(FadeIn(heading), FadeIn(badge), FadeIn(outline), run_time=b.until("flujo"))
+            # The outline and the heading are there from the first frame (the previous scene ends
+            # full); the model's badge comes as the voice names it.
+            self.add(heading, outline)
+            self.play(FadeIn(badge), run_time=b.until("flujo"))
             self.play(GrowArrow(stream.line), run_time=b.until("cuaderno"))
             notebook = self._read_write_marks(diagram)
             play_in_steps(

@@ -57,11 +57,14 @@ class Closing(NarratedScene):
             minilm = n.display_name(self.number("params.minilm_l6.display_name"))
             note = ty.small(f"palabras en inglés:\n{minilm} aprendió con textos en inglés")
             note.to_corner(DL, buff=0.35)  # the beat's citation takes the bottom right
-            # The words are the stage of the whole scene: they come while the question is asked.
+            # The words are the stage of the whole scene: on screen from the first frame, dimmed,
+            # they light up column by column while the question is asked.
+            lists = [c[1] for c in columns.columns]
+            for words_of_topic in lists:
+                words_of_topic.set_opacity(0.35)
+            self.add(heading, badge, *lists)
             self.play(
-                Write(heading),
-                FadeIn(badge),
-                LaggedStart(*(FadeIn(c[1], shift=DOWN * 0.2) for c in columns.columns), lag_ratio=0.3),
+                LaggedStart(*(w.animate.set_opacity(1.0) for w in lists), lag_ratio=0.3),
                 run_time=b.until("lista"),
             )
             self.play(

@@ -17,6 +17,7 @@ from manim import (
     FadeIn,
     FadeOut,
     Indicate,
+    LaggedStart,
     ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
@@ -53,7 +54,14 @@ class ClosingCard(NarratedScene):
             heading = ty.title("Cada cifra, con su origen").to_edge(UP, buff=0.4)
             cells = RegistryGrid(size, columns=GRID_COLUMNS, cell=CELL, gap=CELL_GAP).move_to((-3.75, -0.35, 0))
             frame = SurroundingRectangle(cells, color=palette.MUTED, buff=0.12, stroke_width=2)
-            self.play(Write(heading), Create(frame), FadeIn(cells, lag_ratio=0.002), run_time=b.until("registro"))
+            # The scene opens on the registry, never on an empty frame: its cells, small, grow into
+            # place as a wave while the voice begins.
+            for cell in cells:
+                cell.scale(0.5)
+            self.add(heading, frame, cells)
+            self.play(
+                LaggedStart(*(cell.animate.scale(2.0) for cell in cells), lag_ratio=0.002), run_time=b.until("registro")
+            )
             words = ty.label("números en el registro,\ncada uno con su origen")
             count = ty.title(ty.fmt_int(size), color=palette.INK).scale(1.5)
             tally = VGroup(count, words).arrange(DOWN, aligned_edge=LEFT, buff=0.25)

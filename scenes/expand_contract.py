@@ -70,8 +70,15 @@ class ExpandContract(NarratedScene):
 
         with self.beat("vector") as b:
             journey, out_slots = self._journey(vec, out, contracted, n_in, n_mid)
-            self.play(
-                FadeIn(heading), LaggedStart(*(FadeIn(p) for p in journey), lag_ratio=0.3), run_time=b.until("vector")
+            # The whole trip is there from the first frame (the previous scene ends full); its two
+            # verbs, then the rows' sizes, light up as the voice says them.
+            self.add(heading, journey)
+            verbs, sizes = VGroup(journey[5], journey[9]), VGroup(journey[2], journey[3], journey[7])
+            play_in_steps(
+                self,
+                b.until("vector"),
+                (LaggedStart(*(Indicate(v, color=palette.HIGHLIGHT) for v in verbs), lag_ratio=0.6), 0.5),
+                (LaggedStart(*(Indicate(s, color=palette.HIGHLIGHT) for s in sizes), lag_ratio=0.3), None),
             )
             vec_slots = journey[0]
             self.play(FadeIn(vec), FadeOut(vec_slots.boxes), run_time=b.speech_remaining())
@@ -189,13 +196,13 @@ class ExpandContract(NarratedScene):
         )
         verbs = VGroup(
             *(
-                ty.label(word, color=palette.FFN).next_to(arrow, RIGHT, buff=0.3)
+                ty.body(word, color=palette.FFN).next_to(arrow, RIGHT, buff=0.3)
                 for word, arrow in zip(("expandir", "contraer"), arrows)
             )
         )
         counts = VGroup(
             *(
-                ty.small(f"{ty.fmt_int(n)} números").next_to(s, RIGHT, buff=0.4)
+                ty.label(f"{ty.fmt_int(n)} números").next_to(s, RIGHT, buff=0.4)
                 for n, s in zip((n_in, n_mid, n_in), slots)
             )
         )

@@ -87,9 +87,11 @@ class Features(NarratedScene):
             row = TokenRow(words).move_to((-3.0, -2.85, 0))
             chip = row.chips[row.index(word)]
             column = StreamColumn(chip.get_top())
-            self.add(self.badge, column.attention, column.ffn)  # the scene opens on a drawing
+            # The scene opens on the whole column, not on black; the stream is lit as it rises through it.
+            self.add(self.badge, column)
             self.play(
-                LaggedStart(*(GrowArrow(arrow) for arrow in column.flow), lag_ratio=0.4), run_time=b.until("frase")
+                LaggedStart(*(Indicate(arrow, color=palette.HIGHLIGHT) for arrow in column.flow), lag_ratio=0.4),
+                run_time=b.until("frase"),
             )
             self.play(FadeIn(row, shift=UP * 0.2), run_time=b.until("vector"))
             strip = VectorStrip(self.number("features.x"), rows=4, cell=0.3).move_to((3.35, 0.6, 0))

@@ -18,6 +18,7 @@ from manim import (
     FadeIn,
     FadeOut,
     FadeTransform,
+    Indicate,
     Line,
     ReplacementTransform,
     SurroundingRectangle,
@@ -62,7 +63,10 @@ class Iceberg(NarratedScene):
             heading = ty.title("Un bloque del transformer").to_edge(UP, buff=0.45)
             block = _block_column().next_to(heading, DOWN, buff=0.35)
             att_box, ffn_box = block[0]
-            self.play(FadeIn(heading), Create(block), run_time=b.until("atencion"))
+            # On screen from the first frame (the previous scene ends full); the data then runs
+            # through it, bottom to top, while "en un bloque" is said.
+            self.add(heading, block)
+            self.play(Indicate(block[1], color=palette.HIGHLIGHT, scale_factor=1.0), run_time=b.until("atencion"))
             self.play(att_box.light_up(), run_time=b.until("ffn"))
             self.play(att_box.light_down(), ffn_box.light_up(), run_time=b.speech_remaining())
             self.wait(b.remaining())

@@ -60,16 +60,18 @@ class Needles(NarratedScene):
         self.floor = self.number("needles.gelu_floor")
 
         with self.beat("bandeja") as b:
-            self.play(FadeIn(title), FadeIn(badge), FadeIn(tray.box), run_time=b.until("agujas"))
+            # The scene opens on its title, badge and the tray of needles at rest already on
+            # screen (no cut from the previous scene's full frame to an empty one); a highlight
+            # sweeps the tray, row by row, while the voice names the tray of compass needles.
+            rows = [VGroup(*tray.needles[r * tray.columns : (r + 1) * tray.columns]) for r in range(tray.rows)]
+            self.add(title, badge, tray.box, *rows)
+            self.play(
+                LaggedStart(*(Indicate(row, color=palette.HIGHLIGHT, scale_factor=1.0) for row in rows), lag_ratio=0.3),
+                run_time=b.until("agujas"),
+            )
             heading = _in_panel(ty.label("cada aguja es una neurona"), 1.75)
             info = _in_panel(self._sample_info(), 1.0)
-            rows = [VGroup(*tray.needles[r * tray.columns : (r + 1) * tray.columns]) for r in range(tray.rows)]
-            self.play(
-                LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3),
-                FadeIn(heading),
-                FadeIn(info),
-                run_time=b.until("reposo"),
-            )
+            self.play(FadeIn(heading), FadeIn(info), run_time=b.until("reposo"))
             self.wait(b.remaining())
 
         magnet = BarMagnet(first.word).move_to((front_start_x(tray), MAGNET_Y, 0))

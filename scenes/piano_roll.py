@@ -99,12 +99,11 @@ class PianoRoll(NarratedScene):
             write = FlowArrow(ffn.get_right() + DOWN * 0.4, plus.get_top(), color=palette.FFN)
             waiting = VGroup(read, write, plus)
             waiting.set_opacity(WAITING)
-            play_in_steps(
-                self,
-                b.until("flujo"),
-                (Write(formula), 0.4),
-                ((GrowArrow(river), FadeIn(river_name), FadeIn(ffn), FadeIn(waiting)), None),
-            )
+            # The scene opens on the formula and the dimmed layer already on screen (no cut from
+            # the previous scene's full frame to an empty one); the stream then flows in under
+            # them (added first, so it stays behind the plus, and grown from nothing).
+            self.add(river, formula, ffn, waiting)
+            self.play(GrowArrow(river), FadeIn(river_name), run_time=b.until("flujo"))
             x_token = StreamToken(ty.math("x").scale(1.3), palette.INK).move_to((-5.4, y, 0))
             self.play(FadeIn(x_token, shift=RIGHT * 0.5), run_time=b.until("lee"))
             play_in_steps(

@@ -75,11 +75,17 @@ class Relay(NarratedScene):
             block = BlockMoves(stream_y=FLOOR_Y + LANE_HEIGHT / 2)
             att, ffn = block.stations
             moves = self._moves(block)
-            play_in_steps(
-                self,
-                b.until("reunir"),
-                ((GrowFromEdge(block.stream, LEFT), FadeIn(block.name)), 0.4),
-                ((*(FadeIn(VGroup(s.read, s.box, s.write, s.plus)) for s in block.stations),), None),
+            # On screen from the first frame: the stream and its two stations; each station is
+            # pointed out in turn while the voice says that a block makes two moves.
+            self.add(block.stream, block.name, *(VGroup(s.read, s.box, s.write, s.plus) for s in block.stations))
+            self.play(
+                LaggedStart(
+                    *(
+                        Indicate(s.box, color=color, scale_factor=1.08)
+                        for s, color in zip(block.stations, (palette.ATTENTION, palette.FFN))
+                    )
+                ),
+                run_time=b.until("reunir"),
             )
             self.play(Write(moves[0]), att.box.light_up(), FadeIn(att.note), run_time=b.until("recordar"))
             self.play(

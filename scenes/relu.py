@@ -14,11 +14,11 @@ from manim import (
     FadeOut,
     FadeTransform,
     Indicate,
+    LaggedStart,
     Rectangle,
     ReplacementTransform,
     Transform,
     VGroup,
-    Write,
 )
 
 from ffn_core.shapes import gelu, relu
@@ -53,16 +53,20 @@ class Relu(NarratedScene):
             graph_rule = ActivationGraph(width=8.0, height=5.0).next_to(formula, DOWN, buff=0.5)
             graph = graph_rule
             # "Cada neurona calcula primero un número": MiniLM's ten preactivations on the axis.
-            raw_dots, _ = on_axis_then_at(graph, raw, raw)
+            # Beads a little larger than the graph's points: alone on the axis, they carry the frame.
+            raw_dots = VGroup(*(graph.point(x, 0.0, radius=0.13) for x in raw))
             # What the voice says first, where the rule will be written: one number per neuron.
             lead = ty.title("Cada neurona calcula un número").move_to(formula)
-            axis_name = graph.label_at("preactivación", graph.x_range[0] + 0.6, 0.0, DOWN, color=palette.MUTED)
-            self.play(
-                Create(graph),
-                Write(lead),
-                FadeIn(axis_name),
-                FadeIn(raw_dots, lag_ratio=0.2),
-                run_time=b.until("formula"),
+            axis_name = ty.body("preactivación", color=palette.MUTED)  # the term the beat defines
+            axis_name.next_to(graph.axes.c2p(graph.x_range[0] + 0.6, 0.0), DOWN, buff=0.15)
+            # The graph, the lead and the ten numbers on its axis are there from the first frame
+            # (the previous scene ends full); the numbers, then the axis' name, light up as said.
+            self.add(graph, lead, axis_name, raw_dots)
+            play_in_steps(
+                self,
+                b.until("formula"),
+                (LaggedStart(*(Indicate(d, color=palette.HIGHLIGHT) for d in raw_dots), lag_ratio=0.2), 0.6),
+                (Indicate(axis_name, color=palette.HIGHLIGHT), None),
             )
             # The rule drawn as the formula is said, and the ten numbers sent through it; its two
             # halves as regions of the input: off on the left, through on the right.

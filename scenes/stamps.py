@@ -65,12 +65,19 @@ class Stamps(NarratedScene):
             .scale(1.3)
             .move_to(FORMULA_AT)
         )
-        self.add(formula)  # the scene opens on the formula, not on an empty frame
+        # The scene opens on the formula and its picture, the prints still blank paper; they ink in
+        # as the first words play (not an empty frame after the previous scene's full one).
+        picture, arrows = self._formula_picture(formula, page_scale)
+        prints = (picture.output_page, *picture.mark_prints, picture.bias_print)
+        inks = [piece.values for piece in prints]
+        for piece in prints:
+            piece.printed([0.0] * d)
+        self.add(formula, arrows, picture)
 
         with self.beat("formula") as b:
-            picture, arrows = self._formula_picture(formula, page_scale)
             self.play(
-                LaggedStart(*(GrowArrow(a) for a in arrows), FadeIn(picture), lag_ratio=0.3), run_time=b.until("suma")
+                LaggedStart(*(piece.print_sum(ink) for piece, ink in zip(prints, inks)), lag_ratio=0.3),
+                run_time=b.until("suma"),
             )
             sigma = SurroundingRectangle(formula.get_part_by_tex(r"\sum_i"), color=palette.HIGHLIGHT, buff=0.1)
             bias = SurroundingRectangle(formula.get_part_by_tex("b_2"), color=palette.MUTED, buff=0.1)

@@ -93,8 +93,14 @@ class Stencil(NarratedScene):
         with self.beat("formula") as b:
             # The gated layer as a picture first (the voice says "con compuerta"), its formula over it.
             diagram = _GatedDiagram()
+            # The scene opens on the diagram already on screen, its arrows dimmed (no cut from the
+            # previous scene's full frame to an empty one); the arrows then light up in reading order.
+            for arrows in diagram.arrows:
+                arrows.set_opacity(0.35)
+            self.add(*diagram.parts)
             self.play(
-                LaggedStart(*(FadeIn(part) for part in diagram.parts), lag_ratio=0.15), run_time=b.until("formula")
+                LaggedStart(*(arrows.animate.set_opacity(1) for arrows in diagram.arrows), lag_ratio=0.5),
+                run_time=b.until("formula"),
             )
             self.play(Write(formula), run_time=b.until("ramas"))
             boxes = VGroup(
@@ -466,6 +472,7 @@ class _GatedDiagram(VGroup):
             FlowArrow(out.get_right(), result.get_left()),
         )
         self.parts = (source, self.inputs, VGroup(self.paint, self.gate), joins[:2], times, joins[2:], out, result)
+        self.arrows = (self.inputs, joins[:2], joins[2:])  # in reading order
         self.add(*self.parts)
 
 

@@ -83,7 +83,7 @@ class Superposition(NarratedScene):
         with self.beat("pregunta") as b:
             self.heading = ty.title("Más rasgos que dimensiones").to_corner(UL, buff=0.45)
             self.badge = model_badge(self, "minilm").to_corner(UR, buff=0.3)
-            self.add(self.heading, self.badge)  # the scene opens on its question, not on black
+            self.add(self.heading, self.badge)
             self.vector = VectorColumn(top=8, bottom=2, cell=0.34)
             dims = VGroup(
                 Text(ty.fmt_int(d_model), font=ty.FONT, font_size=110, color=palette.FFN),
@@ -99,8 +99,15 @@ class Superposition(NarratedScene):
             VGroup(VGroup(self.vector, dims), VGroup(self.vocabulary, count)).arrange(RIGHT, buff=1.3).move_to(
                 (0, 0.1, 0)
             )
+            # The scene opens on its question and the model's vector with its count, not on black;
+            # a wave runs down the vector's coordinates as they are counted.
+            self.add(self.vector, dims)
             self.play(
-                FadeIn(self.vector, shift=UP * 0.2), FadeIn(dims, shift=UP * 0.2), run_time=b.until("vocabulario")
+                LaggedStart(
+                    *(Indicate(cell, color=palette.HIGHLIGHT, scale_factor=1.15) for cell in self.vector.cells),
+                    lag_ratio=0.15,
+                ),
+                run_time=b.until("vocabulario"),
             )
             self.play(
                 FadeIn(self.vocabulary, shift=UP * 0.2),
