@@ -19,6 +19,7 @@ the build's summary.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -53,8 +54,31 @@ class Seal:
 
 
 def seal(path: Path) -> Seal:
+    """The file's seal; its good verdict is kept too (the hash was just taken), so the
+    next build does not hash what this one made."""
+    before = Path(path).stat()
+    digest = sha256_file(path)
+    after = Path(path).stat()
+    if _stat_key(before) == _stat_key(after):
+        with _lock:
+            _load()
+            _good.add((str(path), *_stat_key(after), digest))
+    return Seal(after.st_size, after.st_mtime_ns, digest)
+
+
+def vouch(path: Path, sealed: Seal) -> None:
+    """`path` was found intact and then renamed (which keeps its bytes but not its change
+    time): its good verdict carries over, so it is not hashed again."""
     st = Path(path).stat()
-    return Seal(st.st_size, st.st_mtime_ns, sha256_file(path))
+    if st.st_size == sealed.size and st.st_mtime_ns == sealed.mtime_ns:
+        with _lock:
+            _load()
+            _good.add((str(path), *_stat_key(st), sealed.sha256))
+
+
+def _stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What any rewrite of a file changes: size, modification and change times, inode."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def intact(path: Path, sealed: Seal | None) -> bool:
@@ -68,7 +92,7 @@ def intact(path: Path, sealed: Seal | None) -> bool:
         return False
     if st.st_size != sealed.size:
         return False
-    key: Verdict = (str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sealed.sha256)
+    key: Verdict = (str(path), *_stat_key(st), sealed.sha256)
     with _lock:
         _load()
         if key in _good:
