@@ -73,23 +73,31 @@ class _Draft:
 def wrap(words: Sequence[str], width: int = MAX_LINE_CHARS, lines: int = MAX_LINES) -> tuple[str, ...] | None:
     """`words` as at most `lines` lines of at most `width` characters, as balanced as
     possible (a break after punctuation wins ties); None when they do not fit."""
-    text = " ".join(words)
-    if len(text) <= width:
-        return (text,)
+    # Lengths, not joined strings: the cue planner asks this of every span of every beat.
+    lengths = [len(w) for w in words]
+    total = sum(lengths) + len(words) - 1
+    if total <= width:
+        return (" ".join(words),)
     if lines < 2:
         return None
-    best, best_key = None, None
+    best_k, best_key = 0, None
+    first = -1  # the first line's length, breaking after word k
     for k in range(1, len(words)):
-        first, second = " ".join(words[:k]), " ".join(words[k:])
-        if len(first) > width or len(second) > width:
+        first += lengths[k - 1] + 1
+        second = total - first - 1
+        if first > width:
+            break
+        if second > width:
             continue
         # A line that ends where the sentence or clause pauses reads best: worth 8 characters.
-        key = max(len(first), len(second)) - (
-            8 if _CLAUSE_END_RE.search(first) or _SENTENCE_END_RE.search(first) else 0
-        )
+        # (Both patterns end at the line's end, so its last word decides.)
+        pause = _CLAUSE_END_RE.search(words[k - 1]) or _SENTENCE_END_RE.search(words[k - 1])
+        key = max(first, second) - (8 if pause else 0)
         if best_key is None or key < best_key:
-            best, best_key = (first, second), key
-    return best
+            best_k, best_key = k, key
+    if best_key is None:
+        return None
+    return (" ".join(words[:best_k]), " ".join(words[best_k:]))
 
 
 def cues(timelines: Sequence[Timeline]) -> list[Cue]:
@@ -210,19 +218,21 @@ def _split_beat(words: list[_Word]) -> list[tuple[list[str], int, int]]:
     n = len(words)
     if n == 0:
         return []
+    texts = [w.text for w in words]
     best = [0.0] + [float("inf")] * n
     back = [0] * (n + 1)
     for j in range(1, n + 1):
+        chars = -1  # of words i..j-1 joined by spaces
         for i in range(j - 1, -1, -1):
-            span = [w.text for w in words[i:j]]
-            if sum(len(s) + 1 for s in span) - 1 > MAX_LINE_CHARS * MAX_LINES:
+            chars += len(texts[i]) + 1
+            if chars > MAX_LINE_CHARS * MAX_LINES:
                 break
             duration = words[j - 1].end_ms - words[i].start_ms
-            if j - i > 1 and (duration > _MAX_MS or wrap(span) is None):
+            if j - i > 1 and (duration > _MAX_MS or wrap(texts[i:j]) is None):
                 continue
             cost = 1.0 + _break_cost(words[j - 1], j == n)
             cost += 2.0 if duration < _MIN_MS else 0.0
-            cost += 0.5 if len(" ".join(span)) < 12 and n > j - i else 0.0
+            cost += 0.5 if chars < 12 and n > j - i else 0.0
             if best[i] + cost < best[j]:
                 best[j], back[j] = best[i] + cost, i
     parts = []
