@@ -22,6 +22,7 @@ from ffn_core import settings
 SCENES_FOLDER = "scenes"
 MEDIA_FOLDER = "media"
 AUDIO_FOLDER = "audio"
+VERSIONS_FOLDER = "versions"
 
 # Names a scene cannot take: a scene's files are `<name>.mp4` beside the lecture's own
 # outputs, `<name>/` beside the workspace's folders and `<name>.wav` beside the lecture's
@@ -34,6 +35,7 @@ RESERVED_NAMES = frozenset(
         "subtitles",
         AUDIO_FOLDER,
         MEDIA_FOLDER,
+        VERSIONS_FOLDER,
         "chunks",
         "gain",  # audio/gain.json
         "storyboard",
@@ -118,6 +120,12 @@ class Workspace:
     @property
     def audio(self) -> Path:
         return self.folder / AUDIO_FOLDER
+
+    @property
+    def versions(self) -> Path:
+        """Earlier versions of the outputs (lecture, scene MP4s, subtitles), kept so that
+        undoing an edit puts them back instead of making them again."""
+        return self.folder / VERSIONS_FOLDER
 
     @property
     def silent_lecture(self) -> Path:

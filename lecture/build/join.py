@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecture.build.failures import failure_message
-from lecture.build.mix import Mixed, lecture_audio
-from lecture.build.signatures import signature, unless_fresh
+from lecture.build.mix import KEPT_LECTURE, KEPT_OUTPUTS, Mixed, lecture_audio
+from lecture.build.signatures import Kept, signature, unless_fresh
 from lecture.build.state import Build, BuildProgress, Failure
 from lecture.farm import scene_cache
 from lecture.media.chapter_marks import SceneSpan, chapters_text, make_chapters, youtube_problems
@@ -83,14 +83,24 @@ def lecture_video(
     videos = [records[n].video_path(build.work.scene(n)) for n in names]
     video_sig = signature(["silent", [records[n].key for n in names]])
     silent = build.work.silent_lecture
-    unless_fresh(silent, video_sig, lambda: concat_streams(videos, silent, "scene videos"))
+    unless_fresh(
+        silent,
+        video_sig,
+        lambda: concat_streams(videos, silent, "scene videos"),
+        Kept(build.work.versions, KEPT_LECTURE),
+    )
     if mixed.narration is None:
         raise RuntimeError("la narración de la clase falló: no hay audio que unir")
     narration, audio_sig = lecture_audio(
         build, mixed.narration, {n: round(records[n].duration_s * RATE_HZ) for n in names}
     )
     lecture = build.outputs.lecture
-    remade = unless_fresh(lecture, signature([video_sig, audio_sig]), lambda: mux_copy(silent, narration, lecture))
+    remade = unless_fresh(
+        lecture,
+        signature([video_sig, audio_sig]),
+        lambda: mux_copy(silent, narration, lecture),
+        Kept(build.work.versions, KEPT_LECTURE),
+    )
     return lecture, remade
 
 
@@ -126,8 +136,9 @@ def write_subtitles(build: Build, ordered: list[Timeline]) -> tuple[Path, Path]:
             made.append(cues(ordered))
         return made[0]
 
-    unless_fresh(srt_path, text_sig, lambda: write_text(srt_path, srt_text(lecture_cues())))  # atomic
-    unless_fresh(vtt_path, text_sig, lambda: write_text(vtt_path, vtt_text(lecture_cues())))
+    versions = Kept(build.work.versions, KEPT_OUTPUTS)
+    unless_fresh(srt_path, text_sig, lambda: write_text(srt_path, srt_text(lecture_cues())), versions)  # atomic
+    unless_fresh(vtt_path, text_sig, lambda: write_text(vtt_path, vtt_text(lecture_cues())), versions)
     return srt_path, vtt_path
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from lecture.build.failures import failure_message
 from lecture.build.freshness import expected_frames
 from lecture.build.narrate import Narrated
-from lecture.build.signatures import signature, unless_fresh
+from lecture.build.signatures import Kept, signature, unless_fresh
 from lecture.build.state import Build, Failure
 from lecture.farm import scene_cache
 from lecture.media.loudness import Loudness
@@ -137,7 +137,7 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
         timeline = fitted[name]
         sig = signature(["track", scene_cache.timing_signature(timeline), _clip_stamp(timeline)])
         track = folder / f"{name}.wav"
-        unless_fresh(track, sig, partial(write_track, timeline, track))
+        unless_fresh(track, sig, partial(write_track, timeline, track), Kept(build.work.versions, KEPT_VERSIONS))
         raw[name] = (track, sig)
         energies[name] = _measured(folder / f"{name}.energies.json", sig, track)["energies"]
 
@@ -158,7 +158,7 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
             track, sig = raw[name]
             lsig = signature(["limited", sig, gain, CEILING_DBTP, st.LIMITER_HEADROOM_DB])
             out = folder / f"{name}.limited.wav"
-            unless_fresh(out, lsig, partial(st.limit, track, out, gain))
+            unless_fresh(out, lsig, partial(st.limit, track, out, gain), Kept(build.work.versions, KEPT_VERSIONS))
             limited[name] = (out, lsig)
             measures[name] = _measured(folder / f"{name}.limited.json", lsig, out, peak=not gridded)
         lufs = st.integrated_lufs([measures[n]["energies"] for n in names])
@@ -184,7 +184,9 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
                 # Its own samples only: a neighbour's edit changes the rolls of this scene's edge
                 # stretches, hence their bits in the lecture, but not what this file decodes to.
                 sig = signature(["scene-stretches", [s.own for s in own]])
-                unless_fresh(m4a, sig, partial(st.stretches_to_m4a, store, own, m4a))
+                unless_fresh(
+                    m4a, sig, partial(st.stretches_to_m4a, store, own, m4a), Kept(build.work.versions, KEPT_VERSIONS)
+                )
                 encoded[name] = (m4a, sig)
     else:  # a scene without narration or off the grid: each scene encoded whole
         peak = max((measures[n]["true_peak_dbtp"] for n in names), default=float("-inf"))
@@ -200,7 +202,11 @@ def narration(build: Build, fitted: Mapping[str, Timeline]) -> Narration:
 
 STRETCHES_FOLDER = "stretches"
 KEPT_LECTURES = 4  # the stretches of this many recent lectures are kept: undoing an edit encodes nothing
-KEPT_VERSIONS = 4  # measurements kept per scene file, by signature
+KEPT_VERSIONS = 4  # measurements, tracks and narration kept per scene, by signature
+KEPT_OUTPUTS = 2  # versions of a scene's MP4 and of the subtitles kept (in the workspace's versions/)
+# Versions of the lecture's own files (narration, silent and narrated video): one, the one
+# before the last edit, since each is as large as the lecture.
+KEPT_LECTURE = 1
 
 
 def _scene_pcm(
@@ -265,7 +271,12 @@ def lecture_audio(build: Build, audio: Narration, video_samples: Mapping[str, in
     ):
         sig = signature(["lecture-stretches", [s.digest for s in audio.stretches]])
         store = folder / STRETCHES_FOLDER
-        unless_fresh(lecture, sig, partial(st.stretches_to_m4a, store, list(audio.stretches), lecture))
+        unless_fresh(
+            lecture,
+            sig,
+            partial(st.stretches_to_m4a, store, list(audio.stretches), lecture),
+            Kept(build.work.versions, KEPT_LECTURE),
+        )
         return lecture, sig
     sig = signature(["lecture-pcm", [[audio.limited[n][1], video_samples[n]] for n in names]])
 

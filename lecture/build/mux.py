@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecture.build.failures import failure_message
-from lecture.build.mix import Mixed
-from lecture.build.signatures import signature, unless_fresh
+from lecture.build.mix import KEPT_OUTPUTS, Mixed
+from lecture.build.signatures import Kept, signature, unless_fresh
 from lecture.build.state import Build, BuildProgress, Failure
 from lecture.farm import scene_cache
 from lecture.media.ffmpeg import mux_copy
@@ -51,4 +51,9 @@ def scene_video(build: Build, name: str, record: scene_cache.CacheRecord, encode
     m4a, sig = encoded
     video = record.video_path(build.work.scene(name))
     out = build.outputs.scene(name)
-    return unless_fresh(out, signature([record.key, sig]), lambda: mux_copy(video, m4a, out))
+    return unless_fresh(
+        out,
+        signature([record.key, sig]),
+        lambda: mux_copy(video, m4a, out),
+        Kept(build.work.versions, KEPT_OUTPUTS),
+    )
