@@ -230,7 +230,6 @@ def _fail(console: Console, failure: exit_status.Failure) -> int:
 
 def _build(args, console: Console) -> int:
     from lecture.build.display import print_summary
-    from lecture.build.pipeline import build
     from lecture.farm.cluster import INSECURE_MEANING, configured_scheduler
 
     # Resolved here, before anything else: a refused address is never dialled, and an
@@ -240,15 +239,45 @@ def _build(args, console: Console) -> int:
         console.print(
             f"[yellow]{escape(INSECURE_MEANING.format(address=scheduler.address))}[/]", highlight=False, soft_wrap=True
         )
-    report = build(
-        args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=scheduler, chunk_s=args.chunk_s
-    )
+    report = _unchanged_build(args, console)
+    if report is None:
+        from lecture.build.pipeline import build
+
+        report = build(
+            args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=scheduler, chunk_s=args.chunk_s
+        )
     print_summary(report, console)
     if report.failed:
         return 1
     if report.lecture:
         print(report.lecture)
     return 0
+
+
+def _unchanged_build(args, console: Console):
+    """The last build's summary when nothing has changed since it (`lecture.build.unchanged`),
+    under the build lock like any build; None: build."""
+    import time
+
+    from lecture.build import unchanged
+    from lecture.build.lock import build_lock
+    from lecture.build.report import BuildReport
+    from lecture.qualities import get_quality
+
+    start = time.monotonic()
+    quality = get_quality(args.quality)
+    if not unchanged.stamp_path(quality.name).exists():  # no build stamped: nothing to ask
+        return None
+    with build_lock(quality):
+        summary = unchanged.unchanged_summary(unchanged.Request(args.quality, tuple(args.only or ())))
+    if summary is None:
+        return None
+    console.print(
+        f"[dim]nada ha cambiado desde la compilación que acabó a las {summary['ended']}: "
+        "todo está al día y no se rehace nada[/]",
+        highlight=False,
+    )
+    return BuildReport.unchanged(summary, time.monotonic() - start)
 
 
 def _watch(args, console: Console) -> int:

@@ -24,6 +24,7 @@ from pathlib import Path
 from rich.console import Console
 
 from lecture import layout
+from lecture.build import unchanged
 from lecture.build.display import BuildDisplay
 from lecture.build.freshness import plan
 from lecture.build.join import join
@@ -73,7 +74,19 @@ def build(
         raise ValueError(f"--chunk-s must be positive (got {chunk_s})")
     spec = configured_scheduler(scheduler) if executor is None else None
     with build_lock(quality):
-        return _build_locked(quality, lecture_plan, chosen, jobs, executor, console, spec, chunk_s)
+        start = unchanged.before(unchanged.Request(quality.name, tuple(only or ()), str(plan_path or "")))
+        try:
+            result = _build_locked(quality, lecture_plan, chosen, jobs, executor, console, spec, chunk_s)
+        except BaseException:
+            unchanged.forget(quality.name)
+            raise
+        # Stamped only when the lecture was made and nothing failed: the next build with
+        # nothing changed prints this summary at once (`lecture.build.unchanged`).
+        if result.ok and result.lecture is not None:
+            unchanged.stamp(start, result.as_unchanged())
+        else:
+            unchanged.forget(quality.name)
+        return result
 
 
 def _build_locked(

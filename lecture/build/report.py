@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lecture.build.freshness import RenderPlan
-from lecture.build.join import Joined
-from lecture.build.mix import Mixed
-from lecture.build.mux import Muxed
-from lecture.build.narrate import Narrated
-from lecture.build.render import Rendered
-from lecture.build.state import Build
 from lecture.media.loudness import Loudness
 from voiceover import seals
+
+if TYPE_CHECKING:  # the steps' results: the summary of an unchanged build needs none of them
+    from lecture.build.freshness import RenderPlan
+    from lecture.build.join import Joined
+    from lecture.build.mix import Mixed
+    from lecture.build.mux import Muxed
+    from lecture.build.narrate import Narrated
+    from lecture.build.render import Rendered
+    from lecture.build.state import Build
 
 
 @dataclass
@@ -39,10 +42,47 @@ class BuildReport:
     remuxed: list[str] = field(default_factory=list)  # the scenes whose own MP4 was made again
     lecture_remade: bool = False  # lecture.mp4 was made again
     redone: list[str] = field(default_factory=list)  # what this build made again, one Spanish line each
+    # Of `notes`, those about the lecture itself (its chapters), which every build of it says
+    # again; the others tell of damage found and repaired on the way.
+    lecture_notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.failed
+
+    def as_unchanged(self) -> dict:
+        """This build's outcome as the next one prints it when nothing has changed since
+        (`lecture.build.unchanged`): every scene asked for up to date, nothing redone (JSON)."""
+        return {
+            "quality": self.quality,
+            "order": self.order,
+            "lecture": str(self.lecture) if self.lecture else None,
+            "loudness": [self.loudness.integrated_lufs, self.loudness.true_peak_dbtp] if self.loudness else None,
+            "video_seconds": self.video_seconds,
+            "subtitles": [str(p) for p in self.subtitles],
+            "chapters": str(self.chapters) if self.chapters else None,
+            "voices": self.voices,
+            "notes": self.lecture_notes,
+        }
+
+    @classmethod
+    def unchanged(cls, data: dict, seconds: float) -> BuildReport:
+        """The report of a build that found nothing changed (`as_unchanged`'s data)."""
+        loudness = data.get("loudness")
+        return cls(
+            str(data["quality"]),
+            cached=list(data["order"]),
+            lecture=Path(data["lecture"]) if data.get("lecture") else None,
+            loudness=Loudness(float(loudness[0]), float(loudness[1])) if loudness else None,
+            seconds=seconds,
+            order=list(data["order"]),
+            video_seconds=float(data.get("video_seconds", 0.0)),
+            subtitles=tuple(Path(p) for p in data.get("subtitles", ())),
+            chapters=Path(data["chapters"]) if data.get("chapters") else None,
+            voices=list(data.get("voices", ())),
+            notes=list(data.get("notes", ())),
+            lecture_notes=list(data.get("notes", ())),
+        )
 
 
 def start_notices() -> None:
@@ -86,6 +126,7 @@ def report(
         remuxed=list(muxed.remade),
         lecture_remade=joined.remade,
         redone=redone,
+        lecture_notes=list(joined.notes),
     )
 
 
