@@ -122,22 +122,34 @@ def _kept(c: ChunkScene, job, result) -> None:
 
 
 @pytest.mark.slow
-def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_render(tmp_path, monkeypatch):
+@pytest.mark.parametrize("rest_workers", [1, 2])
+def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_render(
+    tmp_path, monkeypatch, rest_workers
+):
     monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)  # TinyC lasts seven seconds
+    monkeypatch.setattr(jobs, "MIN_REST_PART_S", 1.0)  # its last beat about three
     c = ChunkScene(tmp_path / "edit", monkeypatch)
     first_job = c.job(c.timeline(), "a")
     first, _ = c.render(first_job, chunk_s=None, workers=1)
     _kept(c, first_job, first)
     c.script.write_text(c.script.read_text(encoding="utf-8").replace("que gira.", "que gira, gira."), "utf-8")
     edited = c.timeline()
-    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=1)
-    assert [p.reused for p in parts] == [True, False]  # the head lent, the last beat rendered
+    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=2, rest_workers=rest_workers)
+    # The head lent; the last beat rendered, by as many processes as may draw it side by side.
+    assert [p.reused for p in parts] == [True] + [False] * rest_workers
     assert parts[1].start_frame == parts[0].end_frame >= round(edited.beats[2].start_s * FPS) - 1
+    assert all(after.start_frame == before.end_frame for before, after in zip(parts, parts[1:]))
     # The same timeline rendered whole elsewhere: the same frames, bit for bit.
     alone = ChunkScene(tmp_path / "alone", monkeypatch)
     unsplit, _ = alone.render(alone.job(edited, "whole"), chunk_s=None, workers=1)
     assert framemd5(Path(second.output)) == framemd5(Path(unsplit.output))
     assert len(framemd5(Path(second.output))) == round(edited.total_s * FPS)
+
+
+def test_the_rest_is_parted_only_when_each_part_pays_its_start(monkeypatch):
+    monkeypatch.setattr(jobs, "MIN_REST_PART_S", 6.0)
+    assert jobs.rest_target_s(20.0, 2) == 10.0 and jobs.rest_target_s(20.0, 1) is None
+    assert jobs.rest_target_s(20.0, 8) == 20.0 / 3 and jobs.rest_target_s(11.0, 2) is None
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ from lecture.farm.cluster import SchedulerSpec, dask_executor
 from lecture.farm.jobs import ChunkOutcome, ChunkPolicy, run_chunked
 from lecture.farm.launcher import RenderResult
 from lecture.farm.runners import ChunkRunner, RemoteRunner, ThreadRunner, runner_for
+from lecture.qualities import Quality
 from voiceover import seals
 from voiceover.timeline import Timeline
 
@@ -53,6 +54,12 @@ def default_jobs() -> int:
 
 
 CORES_PER_MANIM = 2  # cores one manim process keeps busy at 1080p (measured: about 180 % CPU)
+# At preview (854x480) one keeps about one core busy (measured: 95 % CPU, its encoder included).
+SMALL_FRAME_PX = 854 * 480
+
+
+def cores_per_manim(quality: Quality) -> int:
+    return 1 if quality.width_px * quality.height_px <= SMALL_FRAME_PX else CORES_PER_MANIM
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,11 @@ class Renderer:
     runner: ChunkRunner
     workers: int  # chunks that can render at once, for planning the cuts
     description: str  # in Spanish, for the summary
+    threads: int = 0  # this machine's manim processes side by side (0: the runner is elsewhere)
+
+    def rest_workers(self, quality: Quality) -> int:
+        """The manim processes that can draw the rest of an edited scene side by side."""
+        return max(self.threads // cores_per_manim(quality), 1) if self.threads else self.workers
 
 
 @contextmanager
@@ -88,7 +100,10 @@ def render_executor(
         # manim keeps about two cores busy at 1080p, so on two cores a cut scene would only
         # pay the chunks' own cost (--chunk-s still cuts when asked).
         yield Renderer(
-            ThreadRunner(pool), max(threads // CORES_PER_MANIM, 1), f"{threads} procesos de manim en esta máquina"
+            ThreadRunner(pool),
+            max(threads // CORES_PER_MANIM, 1),
+            f"{threads} procesos de manim en esta máquina",
+            threads,
         )
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -113,7 +128,7 @@ def render(
         scenes={s.name: s for s in build.plan},
         timelines=todo.timelines or narrated.timelines,
         quality=build.quality,
-        policy=ChunkPolicy(renderer.workers, chunk_s),
+        policy=ChunkPolicy(renderer.workers, chunk_s, renderer.rest_workers(build.quality)),
         numbers_digest=todo.numbers_digest,
     )
     for job, result, outcomes in results:

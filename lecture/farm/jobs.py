@@ -18,10 +18,11 @@ Earlier renders. A scene to render that is planned whole may still have an earli
 kept in the scene cache (the edit loop: `build` after an edit, `--only`, `watch`) made from
 the same sources on a timeline whose beats before the edited one kept their timing. Its
 first frames are then those of the new render: the scene is cut at the start of the
-first beat that changed, only the rest is rendered (one manim process that skips the
-animations before the cut), and the head is copied from the earlier render up to the
-frame where the rest begins (a group of pictures starts at every animation), so the joined
-scene holds exactly the frames an unsplit render would (`MIN_HEAD_S`: not for less).
+first beat that changed, only the rest is rendered (by one manim process per worker when
+it is long enough, `MIN_REST_PART_S`, each skipping the animations before its part), and
+the head is copied from the earlier render up to the frame where the rest begins (a group
+of pictures starts at every animation), so the joined scene holds exactly the frames an
+unsplit render would (`MIN_HEAD_S`: not for less).
 
 Executors. On this process's own threads a chunk runs `render_chunk` and reports frame
 progress; on any other executor (Dask, a process pool, Ray) it runs
@@ -64,6 +65,11 @@ POLL_S = 0.5
 # The shortest head an earlier render lends: a cut costs a manim start and the skipped
 # construct() before it (about 2 s at preview), which a shorter head would not pay back.
 MIN_HEAD_S = 10.0
+# The rest after a lent head is drawn by as many manim processes as there are workers, each
+# drawing at least this many seconds: an edit's rest is what the lecturer waits for, and each
+# process pays only its start and skipped construct() (a few CPU seconds) on a core that
+# would otherwise sit idle.
+MIN_REST_PART_S = 6.0
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,7 @@ class ChunkPolicy:
 
     workers: int  # chunks that can render at once (the executor's workers)
     chunk_s: float | None = None  # target chunk length (--chunk-s); None: chosen per build
+    rest_workers: int = 1  # manim processes that can draw the rest after a lent head side by side
 
 
 @dataclass(frozen=True)
@@ -159,7 +166,9 @@ def run_chunked(
     states: list[_Scene] = []
     for job in jobs:
         name = job.unit.scene
-        state = _plan_scene(job, scenes[name], timelines[name], quality, targets[name], current, numbers_digest)
+        state = _plan_scene(
+            job, scenes[name], timelines[name], quality, targets[name], current, numbers_digest, policy.rest_workers
+        )
         states.append(state)
         progress[name] = {i: state.results[i].frames_written for i in state.reused}
 
@@ -206,7 +215,14 @@ def _numbers_now():
 
 
 def _plan_scene(
-    job: SceneJob, scene: PlannedScene, timeline: Timeline, quality: Quality, target_s, current, digest: str
+    job: SceneJob,
+    scene: PlannedScene,
+    timeline: Timeline,
+    quality: Quality,
+    target_s,
+    current,
+    digest: str,
+    rest_workers: int = 1,
 ) -> _Scene:
     folder = Path(job.unit.output).parent / CHUNKS_FOLDER
     kept = _kept_prefix(folder, scene, timeline, quality, current, digest)
@@ -216,8 +232,8 @@ def _plan_scene(
         if lent is None:
             return _Scene(job, scene, timeline, chunks, (job.key,), folder)
         cut, record = lent
-        total = total_frames(timeline, quality.fps)
-        chunks = (Chunk(job.unit.scene, 0, 2, 0, cut), Chunk(job.unit.scene, 1, 2, cut, total))
+        rest_s = (total_frames(timeline, quality.fps) - cut) / quality.fps
+        chunks = plan_chunks(job.unit.scene, timeline, quality.fps, rest_target_s(rest_s, rest_workers), [cut])
         keys = tuple(chunk_key(scene, timeline, quality, c) for c in chunks)
         state = _Scene(job, scene, timeline, chunks, keys, folder, head=record)
         _reuse_kept(state, current, digest)
@@ -226,6 +242,13 @@ def _plan_scene(
     state = _Scene(job, scene, timeline, chunks, keys, folder)
     _reuse_kept(state, current, digest)
     return state
+
+
+def rest_target_s(rest_s: float, workers: int) -> float | None:
+    """The chunk length the rest after a lent head is cut to: one part per worker, none
+    under `MIN_REST_PART_S` (None: the rest whole)."""
+    parts = min(workers, int(rest_s // MIN_REST_PART_S))
+    return rest_s / parts if parts > 1 else None
 
 
 def _reuse_kept(state: _Scene, current, digest: str) -> None:
