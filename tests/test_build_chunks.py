@@ -162,13 +162,13 @@ class ChunkScene:
         )  # fmt: skip
         return SceneJob(unit, key)
 
-    def render(self, job: SceneJob, chunk_s: float | None, workers: int = 2, rest_workers: int = 1):
+    def render(self, job: SceneJob, chunk_s: float | None, workers: int = 2):
         timeline = self.timeline()
         with BuildDisplay(quiet_console()) as display, ThreadPoolExecutor(workers) as pool:
             results = list(
                 run_chunked(
                     [job], ThreadRunner(pool), display, scenes={"tiny_c": self.scene}, timelines={"tiny_c": timeline},
-                    quality=self.quality, policy=ChunkPolicy(workers, chunk_s, rest_workers), numbers_digest="test",
+                    quality=self.quality, policy=ChunkPolicy(workers, chunk_s), numbers_digest="test",
                 )
             )  # fmt: skip
         assert len(results) == 1
@@ -313,10 +313,12 @@ def test_local_builds_cut_scenes_for_the_manim_processes_the_cores_can_run_side_
     with render_executor(None, 2) as two, render_executor(None, 16) as sixteen:
         assert two.workers == 1 and sixteen.workers == 8  # one manim keeps about two cores busy
         assert two.runner.executor._max_workers == 2  # scenes still render two at a time
-        # At preview one manim keeps about one core busy: an edit's rest is drawn by two.
-        assert two.rest_workers(get_quality("preview")) == 2 and two.rest_workers(get_quality("1080p")) == 1
-    # On two cores, --only iceberg is not cut: it would only pay the chunks' own CPU.
+
+    # On two cores, --only iceberg is not cut at 1080p: it would only pay the chunks' own CPU.
     assert target_seconds({"iceberg": 114.0}, two.workers) == {"iceberg": None}
+    # At preview one manim keeps about one core busy: two draw side by side.
+    with render_executor(None, 2, quality=get_quality("preview")) as preview:
+        assert preview.workers == 2 and target_seconds({"iceberg": 114.0}, preview.workers) == {"iceberg": 57.0}
 
 
 @pytest.mark.slow

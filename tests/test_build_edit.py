@@ -122,10 +122,8 @@ def _kept(c: ChunkScene, job, result) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rest_workers", [1, 2])
-def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_render(
-    tmp_path, monkeypatch, rest_workers
-):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_render(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)  # TinyC lasts seven seconds
     monkeypatch.setattr(jobs, "MIN_REST_PART_S", 1.0)  # its last beat about three
     c = ChunkScene(tmp_path / "edit", monkeypatch)
@@ -134,9 +132,9 @@ def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_ren
     _kept(c, first_job, first)
     c.script.write_text(c.script.read_text(encoding="utf-8").replace("que gira.", "que gira, gira."), "utf-8")
     edited = c.timeline()
-    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=2, rest_workers=rest_workers)
+    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=workers)
     # The head lent; the last beat rendered, by as many processes as may draw it side by side.
-    assert [p.reused for p in parts] == [True] + [False] * rest_workers
+    assert [p.reused for p in parts] == [True] + [False] * workers
     assert parts[1].start_frame == parts[0].end_frame >= round(edited.beats[2].start_s * FPS) - 1
     assert all(after.start_frame == before.end_frame for before, after in zip(parts, parts[1:]))
     # The same timeline rendered whole elsewhere: the same frames, bit for bit.

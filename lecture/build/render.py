@@ -69,20 +69,19 @@ class Renderer:
     runner: ChunkRunner
     workers: int  # chunks that can render at once, for planning the cuts
     description: str  # in Spanish, for the summary
-    threads: int = 0  # this machine's manim processes side by side (0: the runner is elsewhere)
-
-    def rest_workers(self, quality: Quality) -> int:
-        """The manim processes that can draw the rest of an edited scene side by side."""
-        return max(self.threads // cores_per_manim(quality), 1) if self.threads else self.workers
 
 
 @contextmanager
 def render_executor(
-    executor: Executor | None, jobs: int | None, scheduler: SchedulerSpec | None = None
+    executor: Executor | None,
+    jobs: int | None,
+    scheduler: SchedulerSpec | None = None,
+    quality: Quality | None = None,
 ) -> Iterator[Renderer]:
     """`executor` as given (its owner shuts it down; `jobs` says how many units it runs at
     once), a Dask cluster when `scheduler` names one, or our own threads, one per job, each
-    driving its own manim process."""
+    driving its own manim process (`quality`: the frames they draw, which decide how many
+    cores each keeps busy; None: the largest)."""
     if executor is not None:
         workers = jobs or default_jobs()
         yield Renderer(runner_for(executor), workers, f"{type(executor).__name__} ({workers} a la vez)")
@@ -98,13 +97,9 @@ def render_executor(
     try:
         # Scenes are cut for the processes this machine can really run side by side: one
         # manim keeps about two cores busy at 1080p, so on two cores a cut scene would only
-        # pay the chunks' own cost (--chunk-s still cuts when asked).
-        yield Renderer(
-            ThreadRunner(pool),
-            max(threads // CORES_PER_MANIM, 1),
-            f"{threads} procesos de manim en esta máquina",
-            threads,
-        )
+        # pay the chunks' own cost (--chunk-s still cuts when asked); at preview, one core.
+        per = cores_per_manim(quality) if quality is not None else CORES_PER_MANIM
+        yield Renderer(ThreadRunner(pool), max(threads // per, 1), f"{threads} procesos de manim en esta máquina")
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -128,7 +123,7 @@ def render(
         scenes={s.name: s for s in build.plan},
         timelines=todo.timelines or narrated.timelines,
         quality=build.quality,
-        policy=ChunkPolicy(renderer.workers, chunk_s, renderer.rest_workers(build.quality)),
+        policy=ChunkPolicy(renderer.workers, chunk_s),
         numbers_digest=todo.numbers_digest,
     )
     for job, result, outcomes in results:

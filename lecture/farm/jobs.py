@@ -78,7 +78,6 @@ class ChunkPolicy:
 
     workers: int  # chunks that can render at once (the executor's workers)
     chunk_s: float | None = None  # target chunk length (--chunk-s); None: chosen per build
-    rest_workers: int = 1  # manim processes that can draw the rest after a lent head side by side
 
 
 @dataclass(frozen=True)
@@ -167,7 +166,7 @@ def run_chunked(
     for job in jobs:
         name = job.unit.scene
         state = _plan_scene(
-            job, scenes[name], timelines[name], quality, targets[name], current, numbers_digest, policy.rest_workers
+            job, scenes[name], timelines[name], quality, targets[name], current, numbers_digest, policy.workers
         )
         states.append(state)
         progress[name] = {i: state.results[i].frames_written for i in state.reused}
@@ -222,7 +221,7 @@ def _plan_scene(
     target_s,
     current,
     digest: str,
-    rest_workers: int = 1,
+    workers: int = 1,
 ) -> _Scene:
     folder = Path(job.unit.output).parent / CHUNKS_FOLDER
     kept = _kept_prefix(folder, scene, timeline, quality, current, digest)
@@ -233,7 +232,7 @@ def _plan_scene(
             return _Scene(job, scene, timeline, chunks, (job.key,), folder)
         cut, record = lent
         rest_s = (total_frames(timeline, quality.fps) - cut) / quality.fps
-        chunks = plan_chunks(job.unit.scene, timeline, quality.fps, rest_target_s(rest_s, rest_workers), [cut])
+        chunks = plan_chunks(job.unit.scene, timeline, quality.fps, rest_target_s(rest_s, workers), [cut])
         keys = tuple(chunk_key(scene, timeline, quality, c) for c in chunks)
         state = _Scene(job, scene, timeline, chunks, keys, folder, head=record)
         _reuse_kept(state, current, digest)
