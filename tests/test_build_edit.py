@@ -122,8 +122,11 @@ def _kept(c: ChunkScene, job, result) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("workers", [1, 2])
-def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_render(tmp_path, monkeypatch, workers):
+# (2, 2.0): a scene the build would cut into chunks by itself still lends its head.
+@pytest.mark.parametrize(("workers", "chunk_s"), [(1, None), (2, None), (2, 2.0)])
+def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_render(
+    tmp_path, monkeypatch, workers, chunk_s
+):
     monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)  # TinyC lasts seven seconds
     monkeypatch.setattr(jobs, "MIN_REST_PART_S", 1.0)  # its last beat about three
     c = ChunkScene(tmp_path / "edit", monkeypatch)
@@ -132,7 +135,7 @@ def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_ren
     _kept(c, first_job, first)
     c.script.write_text(c.script.read_text(encoding="utf-8").replace("que gira.", "que gira, gira."), "utf-8")
     edited = c.timeline()
-    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=workers)
+    second, parts = c.render(c.job(edited, "b"), chunk_s=chunk_s, workers=workers)
     # The head lent; the last beat rendered, by as many processes as may draw it side by side.
     assert [p.reused for p in parts] == [True] + [False] * workers
     assert parts[1].start_frame == parts[0].end_frame >= round(edited.beats[2].start_s * FPS) - 1

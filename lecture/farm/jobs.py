@@ -225,11 +225,11 @@ def _plan_scene(
 ) -> _Scene:
     folder = Path(job.unit.output).parent / CHUNKS_FOLDER
     kept = _kept_prefix(folder, scene, timeline, quality, current, digest)
-    chunks = plan_chunks(job.unit.scene, timeline, quality.fps, target_s, [r.extra["end_frame"] for r in kept])
-    if len(chunks) == 1:  # whole: no chunk cache, the scene's own render and record
-        lent = earlier_head(job, scene, timeline, quality, current, digest)
-        if lent is None:
-            return _Scene(job, scene, timeline, chunks, (job.key,), folder)
+    kept_cuts = [int(r.extra["end_frame"]) for r in kept]
+    lent = earlier_head(job, scene, timeline, quality, current, digest)
+    if lent is not None and lent[0] > max(kept_cuts, default=0):
+        # An earlier render shares more frames than the kept chunks: its head is lent and
+        # only the rest is drawn, by every worker (a target cut would redraw from an older cut).
         cut, record = lent
         rest_s = (total_frames(timeline, quality.fps) - cut) / quality.fps
         chunks = plan_chunks(job.unit.scene, timeline, quality.fps, rest_target_s(rest_s, workers), [cut])
@@ -237,6 +237,9 @@ def _plan_scene(
         state = _Scene(job, scene, timeline, chunks, keys, folder, head=record)
         _reuse_kept(state, current, digest)
         return state
+    chunks = plan_chunks(job.unit.scene, timeline, quality.fps, target_s, kept_cuts)
+    if len(chunks) == 1:  # whole: no chunk cache, the scene's own render and record
+        return _Scene(job, scene, timeline, chunks, (job.key,), folder)
     keys = tuple(chunk_key(scene, timeline, quality, c) for c in chunks)
     state = _Scene(job, scene, timeline, chunks, keys, folder)
     _reuse_kept(state, current, digest)
