@@ -165,23 +165,41 @@ def _mac(secret: bytes, key: str, payload: bytes) -> bytes:
     return hmac.new(secret, key.encode() + b"\0" + payload, hashlib.sha256).digest()
 
 
-def load(key: str) -> tuple[bool, Any]:
-    """(True, value) when an entry signed by this user's key exists for ``key``; (False, None)
-    otherwise. Nothing is unpickled before its signature is checked."""
+def signed(key: str, payload: bytes) -> bytes | None:
+    """`payload` as an entry for `key` signed by this user's key (header, HMAC, payload);
+    None when there is no key to sign with. Any cache of pickles signs its entries so."""
     secret = signing_key()
     if secret is None:
-        return False, None
-    path = cache_dir() / f"{key}.pkl"
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return False, None
+        return None
+    return _SIGNED + _mac(secret, key, payload) + payload
+
+
+def verified(key: str, data: bytes) -> bytes | None:
+    """The payload of an entry for `key` when this user's key signed it; None otherwise
+    (not ours, tampered, damaged): check this before unpickling anything."""
+    secret = signing_key()
+    if secret is None:
+        return None
     header, mac, payload = (
         data[: len(_SIGNED)],
         data[len(_SIGNED) : len(_SIGNED) + _MAC_BYTES],
         data[len(_SIGNED) + _MAC_BYTES :],
     )
     if header != _SIGNED or not hmac.compare_digest(mac, _mac(secret, key, payload)):
+        return None
+    return payload
+
+
+def load(key: str) -> tuple[bool, Any]:
+    """(True, value) when an entry signed by this user's key exists for ``key``; (False, None)
+    otherwise. Nothing is unpickled before its signature is checked."""
+    path = cache_dir() / f"{key}.pkl"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False, None
+    payload = verified(key, data)
+    if payload is None:
         return False, None  # not ours, or damaged: recomputed, never unpickled
     try:
         stored_key, value = pickle.loads(payload)
@@ -195,17 +213,18 @@ def load(key: str) -> tuple[bool, Any]:
 def store(key: str, value: Any) -> Path | None:
     """Write ``value`` under ``key`` atomically, signed; returns the entry's path (None when
     there is no key to sign with, so nothing is stored)."""
-    secret = signing_key()
-    if secret is None:
+    if signing_key() is None:
         return None
     directory = cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{key}.pkl"
-    payload = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
+    entry = signed(key, pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL))
+    if entry is None:
+        return None
     handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{key[:16]}.", suffix=".tmp", delete=False)
     try:
         with handle:
-            handle.write(_SIGNED + _mac(secret, key, payload) + payload)
+            handle.write(entry)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(handle.name, path)

@@ -139,6 +139,10 @@ def render(
     for scene in build.chosen:
         if scene.name in todo.reused or scene.name in records:
             scene_cache.prune(build.work.scene(scene.name))
+    if records:  # the renders added parsed SVGs: the folder stays bounded
+        from lecture.farm import mobject_cache
+
+        mobject_cache.MobjectStore(mobject_cache.default_folder()).prune(mobject_cache.MAX_BYTES)
     return Rendered(records, tuple(records), seconds, tuple(failed), chunks, renderer.description)
 
 

@@ -18,6 +18,12 @@ Writes FFN_CHUNK_INFO (JSON): the frame the first rendered animation started at 
 none started inside the range), the frame the first animation past the range started at
 (null when none did: the scene's end) and this process's CPU seconds, its children's
 included. Dies with its parent (Linux PR_SET_PDEATHSIG), like every render of the build.
+
+The skipped part is made cheap without changing what is drawn after it: a skipped play
+draws nothing (manim would paint its static and moving mobjects into a frame nobody
+writes; the next play paints its own from scratch), and SVG parses come from the build's
+cache on disk, their paths shared by copies (`lecture.farm.mobject_cache`), and mobjects
+are deep-copied with fewer Python calls (`lecture.farm.fast_copy`).
 """
 
 from __future__ import annotations
@@ -82,9 +88,14 @@ class ChunkGate:
             # Skipped: manim restores this status at the start of each play.
             saved = renderer._original_skipping_status
             renderer._original_skipping_status = True
+            # A skipped play still paints its frame (update_frame ignores skipping by
+            # default) and add_frame then drops it; every play paints its own frames from
+            # the background up, so the skipped ones need none.
+            renderer.update_frame = _no_frame
             try:
                 return play(renderer, scene, *args, **kwargs)
             finally:
+                del renderer.update_frame
                 renderer._original_skipping_status = saved
 
         def gated_tear_down(scene):
@@ -100,6 +111,10 @@ class ChunkGate:
         return ChunkInfo(self.first_frame, self.past_frame, _cpu_s(), self.cpu_to_first_s)
 
 
+def _no_frame(*args, **kwargs) -> None:
+    return None
+
+
 def _cpu_s() -> float:
     """CPU seconds of this process so far, its waited-for children included."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -113,6 +128,10 @@ def main() -> None:
     start, end = request.chunk_frames or (0, None)
     gate = ChunkGate(start, end)
     gate.install()
+    from lecture.farm import fast_copy, mobject_cache
+
+    fast_copy.install()
+    mobject_cache.install(mobject_cache.default_folder())
     sys.argv = ["manim"] + sys.argv[1:]
     try:
         runpy.run_module("manim", run_name="__main__", alter_sys=True)
