@@ -128,7 +128,7 @@ def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_ren
     tmp_path, monkeypatch, workers, chunk_s
 ):
     monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)  # TinyC lasts seven seconds
-    monkeypatch.setattr(jobs, "MIN_REST_PART_S", 1.0)  # its last beat about three
+    monkeypatch.setattr(jobs, "MIN_CHUNK_S", 1.0)  # its last beat about three
     c = ChunkScene(tmp_path / "edit", monkeypatch)
     first_job = c.job(c.timeline(), "a")
     first, _ = c.render(first_job, chunk_s=None, workers=1)
@@ -147,10 +147,9 @@ def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_ren
     assert len(framemd5(Path(second.output))) == round(edited.total_s * FPS)
 
 
-def test_the_rest_is_parted_only_when_each_part_pays_its_start(monkeypatch):
-    monkeypatch.setattr(jobs, "MIN_REST_PART_S", 6.0)
-    assert jobs.rest_target_s(20.0, 2) == 10.0 and jobs.rest_target_s(20.0, 1) is None
-    assert jobs.rest_target_s(20.0, 8) == 20.0 / 3 and jobs.rest_target_s(11.0, 2) is None
+def test_the_rest_is_parted_only_when_each_part_pays_its_start():
+    assert jobs.rest_target_s(60.0, 2) == 30.0 and jobs.rest_target_s(60.0, 1) is None
+    assert jobs.rest_target_s(60.0, 8) == 20.0 and jobs.rest_target_s(30.0, 2) is None
 
 
 @pytest.mark.slow

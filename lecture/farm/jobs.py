@@ -19,7 +19,7 @@ kept in the scene cache (the edit loop: `build` after an edit, `--only`, `watch`
 the same sources on a timeline whose beats before the edited one kept their timing. Its
 first frames are then those of the new render: the scene is cut at the start of the
 first beat that changed, only the rest is rendered (by one manim process per worker when
-it is long enough, `MIN_REST_PART_S`, each skipping the animations before its part), and
+it is long enough, `rest_target_s`, each skipping the animations before its part), and
 the head is copied from the earlier render up to the frame where the rest begins (a group
 of pictures starts at every animation), so the joined scene holds exactly the frames an
 unsplit render would (`MIN_HEAD_S`: not for less).
@@ -43,6 +43,7 @@ from lecture import layout
 from lecture.farm import scene_cache
 from lecture.farm.chunk import ChunkResult, ChunkUnit, join_chunks
 from lecture.farm.cuts import (
+    MIN_CHUNK_S,
     Chunk,
     TilingError,
     check_tiling,
@@ -65,11 +66,6 @@ POLL_S = 0.5
 # The shortest head an earlier render lends: a cut costs a manim start and the skipped
 # construct() before it (about 2 s at preview), which a shorter head would not pay back.
 MIN_HEAD_S = 10.0
-# The rest after a lent head is drawn by as many manim processes as there are workers, each
-# drawing at least this many seconds: an edit's rest is what the lecturer waits for, and each
-# process pays only its start and skipped construct() (a few CPU seconds) on a core that
-# would otherwise sit idle.
-MIN_REST_PART_S = 6.0
 
 
 @dataclass(frozen=True)
@@ -248,8 +244,11 @@ def _plan_scene(
 
 def rest_target_s(rest_s: float, workers: int) -> float | None:
     """The chunk length the rest after a lent head is cut to: one part per worker, none
-    under `MIN_REST_PART_S` (None: the rest whole)."""
-    parts = min(workers, int(rest_s // MIN_REST_PART_S))
+    shorter than a chunk the build would plan by itself (`MIN_CHUNK_S`: each part pays a
+    manim start and the skipped construct() before it, and on two cores a second part
+    beside the build's own narration work made a 20 s rest slower, 18 s against 13.5 s);
+    None: the rest whole."""
+    parts = min(workers, int(rest_s // MIN_CHUNK_S))
     return rest_s / parts if parts > 1 else None
 
 
