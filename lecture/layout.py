@@ -10,6 +10,8 @@ work, each named once (see renders/README.md).
   .cache/build/<quality>/<scene>/       a scene's silent renders, their records and logs
   .cache/build/<quality>/<scene>/media/ manim's folders while the scene renders
   .cache/build/<quality>/audio/         the narration, scene by scene and whole
+  .cache/build/<quality>/versions/      earlier versions of the outputs, put back on undo
+  .cache/build/<quality>/unchanged.json the last build's stamp (`lecture.build.unchanged`)
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def _build_locked(
         todo = plan(this, narrated, display)
         with mixing_ahead(this, narrated, todo.reused, background) as ahead:
             # A cluster is started (or joined) only when there is something to render.
-            with render_executor(executor, jobs, scheduler if todo.to_render else None, quality) as renderer:
+            with render_executor(executor, jobs, scheduler if todo.to_render else None) as renderer:
                 rendered = render(this, narrated, todo, renderer, display, chunk_s)
             records = {**todo.reused, **rendered.records}  # every scene up to date
             mixed = mix(this, narrated, records, ahead)

@@ -30,7 +30,6 @@ from lecture.farm.cluster import SchedulerSpec, dask_executor
 from lecture.farm.jobs import ChunkOutcome, ChunkPolicy, run_chunked
 from lecture.farm.launcher import RenderResult
 from lecture.farm.runners import ChunkRunner, RemoteRunner, ThreadRunner, runner_for
-from lecture.qualities import Quality
 from voiceover import seals
 from voiceover.timeline import Timeline
 
@@ -53,13 +52,10 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-CORES_PER_MANIM = 2  # cores one manim process keeps busy at 1080p (measured: about 180 % CPU)
-# At preview (854x480) one keeps about one core busy (measured: 95 % CPU, its encoder included).
-SMALL_FRAME_PX = 854 * 480
-
-
-def cores_per_manim(quality: Quality) -> int:
-    return 1 if quality.width_px * quality.height_px <= SMALL_FRAME_PX else CORES_PER_MANIM
+# Cores one manim process keeps busy at 1080p (measured: about 180 % CPU). At preview one
+# alone keeps one core busy, but two side by side on this two-core machine each took 33 s
+# for half of stencil, which one draws whole in 37 s: planned as at 1080p.
+CORES_PER_MANIM = 2
 
 
 @dataclass(frozen=True)
@@ -73,15 +69,11 @@ class Renderer:
 
 @contextmanager
 def render_executor(
-    executor: Executor | None,
-    jobs: int | None,
-    scheduler: SchedulerSpec | None = None,
-    quality: Quality | None = None,
+    executor: Executor | None, jobs: int | None, scheduler: SchedulerSpec | None = None
 ) -> Iterator[Renderer]:
     """`executor` as given (its owner shuts it down; `jobs` says how many units it runs at
     once), a Dask cluster when `scheduler` names one, or our own threads, one per job, each
-    driving its own manim process (`quality`: the frames they draw, which decide how many
-    cores each keeps busy; None: the largest)."""
+    driving its own manim process."""
     if executor is not None:
         workers = jobs or default_jobs()
         yield Renderer(runner_for(executor), workers, f"{type(executor).__name__} ({workers} a la vez)")
@@ -97,9 +89,10 @@ def render_executor(
     try:
         # Scenes are cut for the processes this machine can really run side by side: one
         # manim keeps about two cores busy at 1080p, so on two cores a cut scene would only
-        # pay the chunks' own cost (--chunk-s still cuts when asked); at preview, one core.
-        per = cores_per_manim(quality) if quality is not None else CORES_PER_MANIM
-        yield Renderer(ThreadRunner(pool), max(threads // per, 1), f"{threads} procesos de manim en esta máquina")
+        # pay the chunks' own cost (--chunk-s still cuts when asked).
+        yield Renderer(
+            ThreadRunner(pool), max(threads // CORES_PER_MANIM, 1), f"{threads} procesos de manim en esta máquina"
+        )
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
