@@ -31,7 +31,7 @@ VERSIONS_FOLDER = "versions"
 # narration, so a scene called `lecture` would share (and its prune delete) their files.
 RESERVED_NAMES = frozenset(
     {
-        "lecture",  # lecture.mp4, lecture.m4a, lecture.wav, lecture.silent.mp4, lecture.es.srt
+        "lecture",  # lecture.mp4, lecture.m4a, lecture.wav, lecture.es.srt
         SCENES_FOLDER,
         "chapters",
         "subtitles",
@@ -128,11 +128,6 @@ class Workspace:
         """Earlier versions of the outputs (lecture, scene MP4s, subtitles), kept so that
         undoing an edit puts them back instead of making them again."""
         return self.folder / VERSIONS_FOLDER
-
-    @property
-    def silent_lecture(self) -> Path:
-        """The scenes' videos joined, before the narration is muxed in."""
-        return self.folder / "lecture.silent.mp4"
 
 
 def for_quality(quality_name: str) -> tuple[Outputs, Workspace]:

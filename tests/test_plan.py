@@ -72,7 +72,7 @@ def test_the_reserved_names_cover_every_file_and_folder_the_build_writes_beside_
 
     outputs, work = Outputs(tmp_path / "out"), Workspace(tmp_path / "work")
     stems = {p.name.split(".")[0] for p in (outputs.lecture, outputs.scenes_manifest, outputs.srt, outputs.chapters)}
-    stems |= {outputs.scenes.name, work.audio.name, work.silent_lecture.name.split(".")[0]}
+    stems |= {outputs.scenes.name, work.audio.name, work.versions.name}
     assert stems <= RESERVED_NAMES
 
 

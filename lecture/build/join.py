@@ -15,7 +15,7 @@ from lecture.build.signatures import Kept, signature, unless_fresh
 from lecture.build.state import Build, BuildProgress, Failure
 from lecture.farm import scene_cache
 from lecture.media.chapter_marks import SceneSpan, chapters_text, make_chapters, youtube_problems
-from lecture.media.ffmpeg import concat_streams, mux_copy
+from lecture.media.ffmpeg import concat_mux
 from voiceover.atomic import write_json, write_text
 from voiceover.audio_format import RATE_HZ
 from voiceover.timeline import Timeline
@@ -78,27 +78,22 @@ def join(
 def lecture_video(
     build: Build, names: list[str], records: Mapping[str, scene_cache.CacheRecord], mixed: Mixed
 ) -> tuple[Path, bool]:
-    """lecture.mp4: the scenes' silent videos joined, with the lecture's narration; and
-    whether it was made again."""
+    """lecture.mp4: the scenes' silent videos joined with the lecture's narration, in one
+    pass; and whether it was made again."""
     videos = [records[n].video_path(build.work.scene(n)) for n in names]
     video_sig = signature(["silent", [records[n].key for n in names]])
-    silent = build.work.silent_lecture
-    unless_fresh(
-        silent,
-        video_sig,
-        lambda: concat_streams(videos, silent, "scene videos"),
-        Kept(build.work.versions, KEPT_LECTURE),
-    )
     if mixed.narration is None:
         raise RuntimeError("la narración de la clase falló: no hay audio que unir")
     narration, audio_sig = lecture_audio(
         build, mixed.narration, {n: round(records[n].duration_s * RATE_HZ) for n in names}
     )
+    # Builds before the one-pass join wrote the silent lecture first: no longer read.
+    (build.work.folder / "lecture.silent.mp4").unlink(missing_ok=True)
     lecture = build.outputs.lecture
     remade = unless_fresh(
         lecture,
         signature([video_sig, audio_sig]),
-        lambda: mux_copy(silent, narration, lecture),
+        lambda: concat_mux(videos, narration, lecture, "scene videos"),
         Kept(build.work.versions, KEPT_LECTURE),
     )
     return lecture, remade

@@ -53,14 +53,25 @@ def concat_line(path: Path) -> str:
 
 def concat_streams(paths: Sequence[Path], out: Path, what: str) -> Path:
     """Stream-copy concatenation (ffmpeg's concat demuxer): nothing is encoded again."""
+    return _concat(paths, out, what)
+
+
+def concat_mux(videos: Sequence[Path], audio: Path, out: Path, what: str) -> Path:
+    """Videos joined by stream copy and already-encoded audio put with them, in one pass:
+    nothing encoded again, no joined silent video written first, index at the front."""
+    return _concat(videos, out, f"{what} with {Path(audio).name}", audio)
+
+
+def _concat(videos: Sequence[Path], out: Path, what: str, audio: Path | None = None) -> Path:
     with atomic_path(out) as tmp:
         listing = tmp.with_suffix(".txt")
-        listing.write_text("".join(concat_line(p) for p in paths), encoding="utf-8")
+        listing.write_text("".join(concat_line(p) for p in videos), encoding="utf-8")
+        args = ["-f", "concat", "-safe", "0", "-i", str(listing)]
+        if audio is not None:
+            args += ["-i", str(audio), "-map", "0:v:0", "-map", "1:a:0"]
+        args += ["-c", "copy"] + (["-movflags", "+faststart"] if audio is not None else [])
         try:
-            run_ffmpeg(
-                ["-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", "-f", "mp4", str(tmp)],
-                f"joining {len(paths)} {what}",
-            )
+            run_ffmpeg([*args, "-f", "mp4", str(tmp)], f"joining {len(videos)} {what}")
         finally:
             listing.unlink(missing_ok=True)
     return out
