@@ -132,6 +132,11 @@ def recordings_root(env: Mapping[str, str] | None = None) -> Path | None:
     return _path(RECORDINGS_DIR, env)
 
 
+def current(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every setting that is set, by name: what a build's outcome may depend on."""
+    return {v.name: value for v in VARIABLES if (value := raw(v, env)) is not None}
+
+
 def flag(variable: Variable, env: Mapping[str, str] | None = None) -> bool:
     """A yes/no setting: 1/true/sí or 0/false/no (unset: no); anything else is an error naming it."""
     value = raw(variable, env)

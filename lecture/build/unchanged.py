@@ -41,7 +41,7 @@ FORMAT = 1
 SKIPPED_FOLDERS = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 # Written by every build, the lock included, before it knows whether it has anything to do.
 SKIPPED_FILES = frozenset({".build.lock", ".build.lock.json", STAMP_NAME})
-PROGRAMS = ("ffmpeg", "ffprobe", "latex", "dvisvgm", "espeak-ng")
+# Besides the `FFN_*` settings: where the user's folders and the programs are found.
 ENVIRONMENT = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "PATH")
 
 
@@ -132,10 +132,13 @@ def surroundings() -> str:
             parts.append(sorted(os.listdir(folder)))  # a package installed or upgraded changes a name
         except OSError:
             parts.append(folder)
-    for program in PROGRAMS:
-        where = shutil.which(program)
-        parts.append([program, where, _stat_or_none(where)])
-    parts.append(sorted((k, v) for k, v in os.environ.items() if k.startswith("FFN_") or k in ENVIRONMENT))
+    from lecture.build.preflight import TOOLS
+
+    for tool in TOOLS:
+        where = shutil.which(tool.program)
+        parts.append([tool.program, where, _stat_or_none(where)])
+    parts.append(sorted(settings.current().items()))
+    parts.append(sorted((k, v) for k, v in os.environ.items() if k in ENVIRONMENT))
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
 
