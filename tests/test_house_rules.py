@@ -1,6 +1,6 @@
 """The layout's rules, read from the sources: the import graph is one-way, every `FFN_*`
-variable is read in one module, ffmpeg is started from one door per layer, and no two
-modules of `lecture/` share a name.
+variable is read in one module, ffmpeg is started from one door per layer, no two
+modules of `lecture/` share a name, and scenes read their timing only through their beats.
 
 Read with `ast`, not by importing: a rule broken by a module that fails to import is still
 named."""
@@ -21,6 +21,9 @@ LAYER = {name: i for i, name in enumerate(reversed(PACKAGES))}
 LECTURE_ABOVE = {"build": {"farm", "media", "review"}}
 SETTINGS_MODULES = {"ffn_core/settings.py", "scenes/kit/protocol.py"}
 FFMPEG_DOORS = {"lecture/media/ffmpeg.py", "voiceover/decode.py"}
+# The one reader of a scene's timeline: every read is noted as a timing fact, which is what
+# lets an edit reuse an earlier render's frames up to the first fact that changed.
+TIMELINE_READER = "scenes/kit/narrated.py"
 
 
 def sources() -> list[Path]:
@@ -113,6 +116,17 @@ def test_no_two_modules_of_lecture_share_a_name():
     assert not [n for n, count in names.items() if count > 1]
 
 
-@pytest.mark.parametrize("door", sorted(FFMPEG_DOORS | SETTINGS_MODULES))
+def test_scenes_read_their_timing_only_through_the_narrated_scene():
+    readers = []
+    for path in sorted((REPO / "scenes").rglob("*.py")):
+        if rel(path) in (TIMELINE_READER, "scenes/kit/protocol.py"):  # protocol: the timeline file's path
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("timeline", "timing", "timing_facts"):
+                readers.append(f"{rel(path)}:{node.lineno} reads .{node.attr}")
+    assert not readers, "\n".join(readers)
+
+
+@pytest.mark.parametrize("door", sorted(FFMPEG_DOORS | SETTINGS_MODULES | {TIMELINE_READER}))
 def test_the_homes_exist(door):
     assert (REPO / door).is_file()

@@ -108,6 +108,46 @@ class Timeline:
         )
 
 
+# What a scene can read of its timeline while it draws (`NarratedScene` reads nothing else):
+# every read is one of these facts, so a render's frames up to a frame depend on the
+# timeline only through the facts read before it (`lecture.farm.jobs.earlier_head`).
+TIMING_FACTS = ("start_s", "end_s", "speech_end_s", "bookmark_s", "first_bookmark_s", "sources", "citation_end_s")
+
+
+def timing_fact(timeline: Timeline, beat: str, fact: str, name: str = "") -> Any:
+    """One fact of `beat` (JSON-ready; None when the beat or the bookmark `name` is absent),
+    or with `fact` "total_s" the scene's length. Computed here only, so a scene's read and a
+    later check of it against another timeline agree to the bit."""
+    if fact == "total_s":
+        return timeline.total_s
+    if fact not in TIMING_FACTS:
+        raise ValueError(f"unknown timing fact {fact!r} (known: {', '.join(TIMING_FACTS)}, total_s)")
+    found = [i for i, b in enumerate(timeline.beats) if b.name == beat]
+    if not found:
+        return None
+    timing = timeline.beats[found[0]]
+    if fact == "start_s":
+        return timing.start_s
+    if fact == "end_s":
+        return timing.end_s
+    if fact == "speech_end_s":
+        return timing.start_s + timing.speech_s
+    if fact == "bookmark_s":
+        return timing.bookmarks.get(name)
+    if fact == "first_bookmark_s":
+        return min(timing.bookmarks.values()) if timing.bookmarks else None
+    if fact == "sources":
+        return list(timing.sources)
+    # citation_end_s: a citation shows until the end of the last of the following beats that
+    # cite the same works.
+    end = timing.end_s
+    for later in timeline.beats[found[0] + 1 :]:
+        if tuple(later.sources) != tuple(timing.sources):
+            break
+        end = later.end_s
+    return end
+
+
 def timeline_path(scene: str) -> Path:
     return cache_dir() / "timelines" / f"{scene}.json"
 

@@ -30,7 +30,7 @@ from scenes.kit.citation import Citation, fade_share
 from scenes.kit.protocol import ChildRequest
 from voiceover.atomic import write_json
 from voiceover.script import ScriptError
-from voiceover.timeline import BeatTiming, Timeline
+from voiceover.timeline import BeatTiming, Timeline, timing_fact
 from voiceover.timing import build_timeline
 
 TEXT_TYPES = (Text, MarkupText, Tex, MathTex)
@@ -102,28 +102,29 @@ class Beat:
 
     def until(self, bookmark: str) -> ClockTime:
         """Run time that makes the next animation end exactly at `bookmark`."""
-        if bookmark not in self.timing.bookmarks:
+        target = self.scene.timing_fact(self.timing.name, "bookmark_s", bookmark)
+        if target is None:
             tl = self.scene.timeline
             raise TimelineError(
                 f"{tl.script_path}: scene '{tl.scene}', beat '{self.timing.name}' waits for bookmark "
                 f"'{bookmark}', which the beat's text lacks (it has: "
                 f"{', '.join(self.timing.bookmarks) or 'none'}); add {{#{bookmark}}} to the text"
             )
-        target = self.timing.bookmarks[bookmark]
         return ClockTime(target - self.scene.clock_s, target, bookmark)
 
     def remaining(self) -> ClockTime:
         """Run time that makes the next animation end with the beat (its pause included)."""
-        return ClockTime(self.timing.end_s - self.scene.clock_s, self.timing.end_s)
+        end = self.scene.timing_fact(self.timing.name, "end_s")
+        return ClockTime(end - self.scene.clock_s, end)
 
     def speech_remaining(self) -> ClockTime:
         """Run time until the voice stops speaking in this beat (before its pause)."""
-        end = self.timing.start_s + self.timing.speech_s
+        end = self.scene.timing_fact(self.timing.name, "speech_end_s")
         return ClockTime(end - self.scene.clock_s, end)
 
     def fraction(self, share: float) -> ClockTime:
         """Run time covering `share` of what is left of the beat's speech."""
-        end = self.timing.start_s + self.timing.speech_s
+        end = self.scene.timing_fact(self.timing.name, "speech_end_s")
         target = self.scene.clock_s + share * max(end - self.scene.clock_s, 0.0)
         return ClockTime(target - self.scene.clock_s, target)
 
@@ -154,11 +155,23 @@ class NarratedScene(Scene):
         self.beat_sources: dict[str, list[str]] = {}
         self.visible_texts: dict[str, list[str]] = {}
         self.text_boxes: list[dict] = []  # heights of the texts on screen, at each change
+        # What was read of the timeline, in order ((beat, fact, name) -> value), and at each
+        # animation's start frame how many of those facts the frames before it depend on.
+        self.timing_facts: dict[tuple[str, str, str], object] = {}
+        self.animation_starts: list[tuple[int, int]] = []
+        self._facts_drawn = 0  # facts read before the clock reached its current frame
         self._citation: Citation | None = None
         self._citation_span = (0.0, 0.0)  # scene seconds it shows from and to
         self._citation_clock = 0.0  # scene time as its updater counts it inside a play
 
     # -- time ------------------------------------------------------------------------
+    def timing_fact(self, beat: str, fact: str, name: str = ""):
+        """A fact of the timeline (`voiceover.timeline.timing_fact`), noted as read: the only
+        way this class and its beats read their timing."""
+        value = timing_fact(self.timeline, beat, fact, name)
+        self.timing_facts.setdefault((beat, fact, name), value)
+        return value
+
     @property
     def clock_s(self) -> float:
         return self.frames / self.fps
@@ -213,10 +226,13 @@ class NarratedScene(Scene):
         top-up supplies the missing frame. (Scene.play is called directly: Scene.wait
         would come back through our own `play`.)"""
         before = self.renderer.time
+        # The frames before this animation were drawn from the facts read while they were.
+        self.animation_starts.append((self.frames, self._facts_drawn))
         self._citation_before(frames)
         play_fn((frames - 0.5) / self.fps)
         if self.renderer.skip_animations:  # `-s` stills: nothing is written, count as asked
             self.frames += frames
+            self._facts_drawn = len(self.timing_facts)
             self._citation_after()
             return
         written = int(round((self.renderer.time - before) * self.fps))
@@ -224,6 +240,7 @@ class NarratedScene(Scene):
             Scene.play(self, Wait(run_time=(frames - written + 0.5) / self.fps, frozen_frame=True))
             written = int(round((self.renderer.time - before) * self.fps))
         self.frames += written
+        self._facts_drawn = len(self.timing_facts)
         self._citation_after()
 
     # -- beats -----------------------------------------------------------------------
@@ -233,19 +250,21 @@ class NarratedScene(Scene):
             timing = self.timeline.beat(name)
         except ScriptError as err:
             raise TimelineError(f"scene {type(self).__name__}: {err}") from None
-        start_frame = round(timing.start_s * self.fps)
-        if timing.bookmarks:
+        start_frame = round(self.timing_fact(name, "start_s") * self.fps)
+        first_bookmark = self.timing_fact(name, "first_bookmark_s")
+        if first_bookmark is not None:
             # A bookmark at the beat's very start needs one frame of animation to reach it:
             # the beat then starts a frame early rather than the bookmark firing late.
-            start_frame = min(start_frame, round(min(timing.bookmarks.values()) * self.fps) - 1)
+            start_frame = min(start_frame, round(first_bookmark * self.fps) - 1)
         if self.frames < start_frame:
             self.wait(ClockTime((start_frame - self.frames) / self.fps, start_frame / self.fps))
         self._beat_names.append(name)
-        self.beat_sources[name] = list(timing.sources)
+        self.beat_sources[name] = list(self.timing_fact(name, "sources"))
         self._show_citation(timing)
         yield Beat(self, timing)
         self._check_layout(name)
-        self.wait(ClockTime(timing.end_s - self.clock_s, timing.end_s))
+        end = self.timing_fact(name, "end_s")
+        self.wait(ClockTime(end - self.clock_s, end))
         self._end_citation(timing)
 
     def number(self, key: str):
@@ -270,7 +289,7 @@ class NarratedScene(Scene):
         citation.place(self.citation_corners.get(beat, self.citation_corner))
 
     def _show_citation(self, timing: BeatTiming) -> None:
-        keys = tuple(timing.sources)
+        keys = tuple(self.timing_fact(timing.name, "sources"))
         if self._citation is not None and self._citation.keys == keys:
             return  # the previous beat cited the same works: it stays, without a blink
         self._drop_citation()
@@ -279,14 +298,7 @@ class NarratedScene(Scene):
         citation = Citation.of(keys)
         self.place_citation(citation, timing.name)
         # It shows until the end of the last of the following beats citing the same works.
-        beats = list(self.timeline.beats)
-        index = beats.index(timing)
-        end = timing.end_s
-        for later in beats[index + 1 :]:
-            if tuple(later.sources) != keys:
-                break
-            end = later.end_s
-        self._citation_span = (self.clock_s, end)
+        self._citation_span = (self.clock_s, self.timing_fact(timing.name, "citation_end_s"))
         self._citation = citation
         citation.fade(fade_share(self.clock_s, *self._citation_span))
         self.add_foreground_mobject(citation)
@@ -353,9 +365,10 @@ class NarratedScene(Scene):
             text = _text_of(m)
             if text and text not in seen:
                 seen.append(text)
-        self._log_text_heights(beat, texts)
-        for m in texts:
-            size = getattr(m, "font_size", None)
+        # Each text's size and box read once: this runs after every animation, skipped ones too.
+        sizes = [getattr(m, "font_size", None) for m in texts]
+        self._log_text_heights(beat, texts, sizes)
+        for m, size in zip(texts, sizes):
             if isinstance(m, (Text, MarkupText)) and size is not None and size * PX_PER_FONT_SIZE < MIN_TEXT_PX:
                 self._problem(
                     f"beat '{beat}': {_describe(m)} is {size * PX_PER_FONT_SIZE:.0f} px tall at 854x480 "
@@ -365,7 +378,7 @@ class NarratedScene(Scene):
         half_h = config.frame_height / 2 - FRAME_MARGIN
         boxes = []
         for m in texts:
-            lo, hi = m.get_corner(np.array([-1, -1, 0])), m.get_corner(np.array([1, 1, 0]))
+            lo, hi = _corners(m)
             name = _describe(m)
             if lo[0] < -half_w or hi[0] > half_w or lo[1] < -half_h or hi[1] > half_h:
                 self._problem(f"beat '{beat}': {name} leaves the frame")
@@ -376,10 +389,10 @@ class NarratedScene(Scene):
             if overlap_w > 0.02 and overlap_h > 0.02:
                 self._problem(f"beat '{beat}': {na} overlaps {nb}")
 
-    def _log_text_heights(self, beat: str, texts) -> None:
+    def _log_text_heights(self, beat: str, texts, sizes) -> None:
         """The heights (px at 854x480, as a line of its font size) of the texts on screen
         now, logged when they change: the storyboard reads the smallest at each still."""
-        sized = [(float(m.font_size) * PX_PER_FONT_SIZE, m) for m in texts if getattr(m, "font_size", None)]
+        sized = [(float(size) * PX_PER_FONT_SIZE, m) for m, size in zip(texts, sizes) if size]
         entry: dict = {"t_s": round(self.clock_s, 4), "beat": beat, "heights_px": sorted(round(h, 1) for h, _ in sized)}
         if sized:
             entry["smallest"] = _describe(min(sized, key=lambda hm: hm[0])[1])
@@ -414,7 +427,7 @@ class NarratedScene(Scene):
         return found
 
     def tear_down(self) -> None:
-        total = self.timeline.total_s
+        total = self.timing_fact("", "total_s")
         if self.clock_s < total - 0.5 / self.fps:
             self.wait(ClockTime(total - self.clock_s, total))
         self._write_log()
@@ -448,6 +461,8 @@ class NarratedScene(Scene):
                 "citations": {b: self._citation_label(k) for b, k in self.beat_sources.items() if k},
                 "visible_texts": self.visible_texts,
                 "text_boxes": self.text_boxes,
+                "timing_facts": [[*k, _jsonable(v)] for k, v in self.timing_facts.items()],
+                "animation_starts": self.animation_starts,
             },
         )
 
@@ -458,6 +473,15 @@ def _load_timeline(script: str) -> Timeline:
     if path is not None:
         return Timeline.from_json(json.loads(path.read_text(encoding="utf-8")))
     return build_timeline(script)
+
+
+def _corners(mob) -> tuple[np.ndarray, np.ndarray]:
+    """The lower-left and upper-right corners (x, y) of `mob`, as `get_corner(DL)` and
+    `get_corner(UR)` give them, from one pass over its boundary points."""
+    points = mob.get_points_defining_boundary()
+    if len(points) == 0:
+        return np.zeros(2), np.zeros(2)
+    return points[:, :2].min(axis=0), points[:, :2].max(axis=0)
 
 
 def _natural_run_time(animations) -> float:
