@@ -17,10 +17,11 @@ from fixtures.build_support import fresh_copy, narration_offsets_ms, quiet_conso
 from test_build_chunks import FPS, ChunkScene, timeline_of
 
 from lecture.farm import jobs, scene_cache
-from lecture.farm.jobs import shared_cut
+from lecture.farm.jobs import drawn_alike, shared_cut
 from lecture.media import soundtrack as st
 from lecture.media.ffmpeg import framemd5
 from lecture.media.sync_check import best_lag
+from voiceover.timeline import Timeline, timing_fact
 
 
 # -- the packet grid and the stretches (no build) -------------------------------------------
@@ -114,11 +115,46 @@ def test_the_cut_falls_at_the_first_beat_that_changed():
     assert shared_cut(marked, before, FPS) == round(8.0 * FPS)
 
 
+def test_the_cut_falls_at_the_last_animation_drawn_from_timing_that_held():
+    before = timeline_of(("a", 8.0, {}), ("b", 6.0, {"x": 1.0, "y": 4.0}))
+    # What a render on `before` read, in order, and at each animation start how many of
+    # those facts the frames before it were drawn from.
+    read = [
+        ("a", "start_s", ""), ("a", "end_s", ""), ("b", "start_s", ""),
+        ("b", "bookmark_s", "x"), ("b", "bookmark_s", "y"), ("b", "speech_end_s", ""), ("b", "end_s", ""),
+    ]  # fmt: skip
+    log = {
+        "timing_facts": [[*r, timing_fact(before, *r)] for r in read],
+        "animation_starts": [[0, 0], [120, 2], [135, 4], [180, 5], [201, 6]],
+    }
+    # A sentence added after y: x and y hold, the speech's end moved.
+    later = timeline_of(("a", 8.0, {}), ("b", 7.5, {"x": 1.0, "y": 4.0}))
+    assert drawn_alike(later, log, FPS) == 180
+    # y moved: only the frames before the animation that ran up to y are the same.
+    middle = timeline_of(("a", 8.0, {}), ("b", 7.5, {"x": 1.0, "y": 4.5}))
+    assert drawn_alike(middle, log, FPS) == 135
+    # The first beat longer: nothing but the scene's start.
+    assert drawn_alike(timeline_of(("a", 8.5, {}), ("b", 6.0, {"x": 1.0, "y": 4.0})), log, FPS) == 0
+    # A log from before the facts were noted: the caller falls back on beat starts.
+    assert drawn_alike(later, {"frames": 210}, FPS) is None
+    with pytest.raises(ValueError, match="unknown timing fact"):
+        timing_fact(before, "a", "length_s")
+
+
 def _kept(c: ChunkScene, job, result) -> None:
     """The render kept in the scene cache as the build keeps it (record written last)."""
     record = scene_cache.CacheRecord.of_render(job.key, result.output, result.log, result.seconds, "test", {})
     record = replace(record, extra={"video_seal": None})
     scene_cache.save_record(c.work, record)
+
+
+def _rendered_then_edited(c: ChunkScene, text: str, edited: str) -> Timeline:
+    """The scene rendered whole and kept, then its script edited: the edited timeline."""
+    first_job = c.job(c.timeline(), "a")
+    first, _ = c.render(first_job, chunk_s=None, workers=1)
+    _kept(c, first_job, first)
+    c.script.write_text(c.script.read_text(encoding="utf-8").replace(text, edited), "utf-8")
+    return c.timeline()
 
 
 @pytest.mark.slow
@@ -130,11 +166,7 @@ def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_ren
     monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)  # TinyC lasts seven seconds
     monkeypatch.setattr(jobs, "MIN_CHUNK_S", 1.0)  # its last beat about three
     c = ChunkScene(tmp_path / "edit", monkeypatch)
-    first_job = c.job(c.timeline(), "a")
-    first, _ = c.render(first_job, chunk_s=None, workers=1)
-    _kept(c, first_job, first)
-    c.script.write_text(c.script.read_text(encoding="utf-8").replace("que gira.", "que gira, gira."), "utf-8")
-    edited = c.timeline()
+    edited = _rendered_then_edited(c, "que gira.", "que gira, gira.")
     second, parts = c.render(c.job(edited, "b"), chunk_s=chunk_s, workers=workers)
     # The head lent; the last beat rendered, by as many processes as may draw it side by side.
     assert [p.reused for p in parts] == [True] + [False] * workers
@@ -145,6 +177,21 @@ def test_an_edit_after_the_first_beat_renders_from_it_and_matches_an_unsplit_ren
     unsplit, _ = alone.render(alone.job(edited, "whole"), chunk_s=None, workers=1)
     assert framemd5(Path(second.output)) == framemd5(Path(unsplit.output))
     assert len(framemd5(Path(second.output))) == round(edited.total_s * FPS)
+
+
+@pytest.mark.slow
+def test_an_edit_inside_a_beat_keeps_the_frames_drawn_before_it(tmp_path, monkeypatch):
+    """The first beat's last sentence lengthened: its first animation, aimed at the bookmark
+    before that sentence, is taken from the earlier render; the rest is drawn."""
+    monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)
+    c = ChunkScene(tmp_path / "edit", monkeypatch)
+    edited = _rendered_then_edited(c, "Que gira.", "Que gira y gira.")
+    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=1)
+    assert [p.reused for p in parts] == [True, False]
+    assert parts[0].end_frame == round(edited.beats[0].bookmarks["gira"] * FPS)  # inside the first beat
+    alone = ChunkScene(tmp_path / "alone", monkeypatch)
+    unsplit, _ = alone.render(alone.job(edited, "whole"), chunk_s=None, workers=1)
+    assert framemd5(Path(second.output)) == framemd5(Path(unsplit.output))
 
 
 def test_the_rest_is_parted_only_when_each_part_pays_its_start():

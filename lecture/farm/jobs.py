@@ -16,9 +16,12 @@ once. A chunk that matters to no current render is deleted when its scene is joi
 
 Earlier renders. A scene to render that is planned whole may still have an earlier render
 kept in the scene cache (the edit loop: `build` after an edit, `--only`, `watch`) made from
-the same sources on a timeline whose beats before the edited one kept their timing. Its
-first frames are then those of the new render: the scene is cut at the start of the
-first beat that changed, only the rest is rendered (by one manim process per worker when
+the same sources on a timeline that still times the frames before the edit alike. Its
+first frames are then those of the new render: the scene is cut at the last animation
+before which every timing fact the earlier render had read still reads the same
+(`drawn_alike`; the start of the first beat that changed for a render whose log does not
+list them), so an edit late in a long beat keeps the beat's earlier animations; only the
+rest is rendered (by one manim process per worker when
 it is long enough, `rest_target_s`, each skipping the animations before its part), and
 the head is copied from the earlier render up to the frame where the rest begins (a group
 of pictures starts at every animation), so the joined scene holds exactly the frames an
@@ -59,7 +62,7 @@ from lecture.farm.runners import ChunkRunner
 from lecture.plan import PlannedScene
 from lecture.qualities import Quality
 from voiceover import seals
-from voiceover.timeline import Timeline
+from voiceover.timeline import Timeline, timing_fact
 
 CHUNKS_FOLDER = "chunks"
 POLL_S = 0.5
@@ -280,16 +283,47 @@ def earlier_head(
             old = Timeline.from_json(json.loads(copy.read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        cut = shared_cut(timeline, old, quality.fps)
+        record = scene_cache.load_record(work, key)
+        if record is None:
+            continue
+        cut = drawn_alike(timeline, _log_of(work, record), quality.fps)
+        if cut is None:  # a log from before timing facts were noted: the beat starts tell
+            cut = shared_cut(timeline, old, quality.fps)
         if cut < MIN_HEAD_S * quality.fps or (best is not None and cut <= best[0]):
             continue
-        record = scene_cache.load_record(work, key)
         # Its key on its own timeline now: equal only when the sources, the quality and the
         # versions are those it was rendered with.
         if scene_key(scene, old, quality) != key or not scene_cache.is_fresh(record, key, current, work, digest):
             continue
         best = (cut, record)
     return best
+
+
+def drawn_alike(new: Timeline, log: dict, fps: int) -> int | None:
+    """The latest animation start of an earlier render before which its frames are those a
+    render on `new` draws: every timing fact it had read when its clock reached that frame
+    (`NarratedScene.timing_fact`) reads the same on `new`. 0 when none but the first; None
+    when the log does not say what was read."""
+    facts, starts = log.get("timing_facts"), log.get("animation_starts")
+    if not isinstance(facts, list) or not isinstance(starts, list):
+        return None
+    total = total_frames(new, fps)
+    # How many of the facts, in the order read, hold on the new timeline.
+    holding = 0
+    for beat, fact, name, value in facts:
+        if timing_fact(new, beat, fact, name) != value:
+            break
+        holding += 1
+    cuts = [int(frame) for frame, needed in starts if needed <= holding and 0 < int(frame) < total]
+    return max(cuts, default=0)
+
+
+def _log_of(work: Path, record: scene_cache.CacheRecord) -> dict:
+    try:
+        data = json.loads((work / record.log).read_text(encoding="utf-8")) if record.log else {}
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def shared_cut(new: Timeline, old: Timeline, fps: int) -> int:
