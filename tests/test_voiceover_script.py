@@ -172,9 +172,13 @@ def test_a_bookmark_the_scene_waits_for_but_the_script_lacks_is_named(tmp_path):
 
 def test_the_scene_kit_names_a_missing_bookmark_without_rendering(tmp_path):
     from scenes.kit.narrated import Beat, TimelineError
+    from voiceover.timeline import timing_fact
 
     timeline = timeline_with_bookmarks(tmp_path)
-    scene = types.SimpleNamespace(timeline=timeline, clock_s=0.0)  # what Beat reads of its scene
+    # What Beat reads of its scene: the clock, and the timeline's facts through timing_fact.
+    scene = types.SimpleNamespace(
+        timeline=timeline, clock_s=0.0, timing_fact=lambda *fact: timing_fact(timeline, *fact)
+    )
     beat = Beat(scene, timeline.beat("saludo"))
     assert beat.until("hola") == pytest.approx(1.0)
     with pytest.raises(TimelineError, match=r"scene 'escena', beat 'saludo' waits for bookmark 'adios'"):
