@@ -36,9 +36,21 @@ def test_every_quality_rounds_scenes_to_whole_aac_packets_of_narration():
 
 def test_stretches_start_at_beat_starts_on_the_grid_and_none_is_short():
     rate = st.RATE_HZ
-    cuts = st.stretch_cuts([0.0, 3.0, 12.0, 30.0, 35.0, 55.0], 60 * rate)
+    samples = 60 * rate
+    cuts = st.stretch_cuts([0.0, 3.0, 12.0, 30.0, 35.0, 55.0], samples)
     assert cuts[0] == 0 and all(c % st.AAC_FRAME == 0 for c in cuts)
-    assert [round(c / rate) for c in cuts] == [0, 12, 30]  # 3 s and 35 s are too near; 55 s too near the end
+    # 3 s and 35 s are too near the cut before; 55 s too near the end
+    beats = [c for c in cuts if any(abs(c - s * rate) < st.AAC_FRAME for s in (0.0, 12.0, 30.0))]
+    assert len(beats) == 3 and not any(abs(c - s * rate) < st.AAC_FRAME for c in cuts for s in (3.0, 35.0, 55.0))
+    # Each beat's stretch in pieces measured from its start: none shorter than a piece, none twice as long.
+    piece = round(st.PIECE_S * rate / st.AAC_FRAME) * st.AAC_FRAME
+    lengths = np.diff([*cuts, samples])
+    assert all(piece <= n < 2 * piece for n in lengths)
+    assert all((c - max(b for b in beats if b <= c)) % piece == 0 for c in cuts)
+    # A longer scene (a sentence added at its end) keeps every cut before its old end.
+    longer = st.stretch_cuts([0.0, 3.0, 12.0, 30.0, 35.0, 55.0], samples + rate)
+    assert set(cuts) <= set(longer)
+    assert st.stretch_cuts([0.0], 2 * rate) == (0,)  # a scene shorter than a piece: one stretch
 
 
 def _tone(seconds: float, seed: int) -> np.ndarray:
@@ -70,7 +82,7 @@ def _lecture(tmp_path: Path, lengths_s: list[float], seeds: list[int]):
 def test_stretches_encoded_apart_decode_where_one_encoding_would_and_only_changed_ones_are_encoded(tmp_path):
     store = tmp_path / "stretches"
     scenes, stretches = _lecture(tmp_path, [21.0, 18.5, 23.0], [1, 2, 3])
-    assert len(stretches) == 6 and len(st.encode_stretches(scenes, stretches, store)) == 6
+    assert len(stretches) == 12 and len(st.encode_stretches(scenes, stretches, store)) == 12  # 2 beats, 2 pieces each
     m4a = st.stretches_to_m4a(store, stretches, tmp_path / "lecture.m4a")
     decoded = _decode(m4a)
     source = np.concatenate([st.read_pcm(s.wav, 0, s.samples, s.samples)[:, 0] for s in scenes]) / 32768
@@ -88,8 +100,8 @@ def test_stretches_encoded_apart_decode_where_one_encoding_would_and_only_change
     near = np.concatenate([err[j - 2048 : j + 2048] for j in joins])
     assert np.sqrt(np.mean(near**2)) <= 2 * np.sqrt(np.mean(err**2))
 
-    # The second scene's second half changes (its length too): its stretch and the next
-    # scene's first (whose pre-roll it is) are encoded again; nothing else.
+    # The second scene gets longer (what it says before its old end is kept): its last piece
+    # and the next scene's first (whose pre-roll it is) are encoded again; nothing else.
     edited, again = _lecture(tmp_path, [21.0, 18.5, 23.0], [1, 2, 3])
     longer = _tone(20.0, 2)
     longer[: round(9.25 * st.RATE_HZ)] = _tone(18.5, 2)[: round(9.25 * st.RATE_HZ)]
@@ -98,7 +110,7 @@ def test_stretches_encoded_apart_decode_where_one_encoding_would_and_only_change
     edited[1] = st.ScenePcm("s1", edited[1].wav, samples, edited[1].cuts)
     again = st.lecture_stretches(edited, [st.scene_hashes(s) for s in edited])
     redone = st.encode_stretches(edited, again, store)
-    assert [(s.scene, again.index(s)) for s in redone] == [("s1", 3), ("s2", 4)]
+    assert [(s.scene, again.index(s)) for s in redone] == [("s1", 7), ("s2", 8)]
 
 
 # -- video: the head of an earlier render -----------------------------------------------------

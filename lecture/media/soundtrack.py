@@ -14,7 +14,7 @@ packet at every join, and the error grows scene after scene. Two things make the
 exact here. Every scene lasts a whole number of packets (the build rounds each scene's
 frames up: `grid_frames`, at most 0.53 s), so every scene starts on the packet grid
 whatever the scenes before it last. And the narration is encoded in stretches (a scene's
-beats, `stretch_cuts`), each with a pre-roll and a post-roll of its true neighbouring samples,
+beats, cut again in pieces of about 4 s: `stretch_cuts`), each with a pre-roll and a post-roll of its true neighbouring samples,
 of which only the stretch's own packets are kept: joined in order, the packets make one
 continuous stream with one priming packet, declared in the MP4's edit list, that decodes
 like a single encoding, every scene on its first frame. A stretch is encoded again only
@@ -220,6 +220,10 @@ AAC_FRAME = 1024  # samples per AAC-LC packet
 PRE_ROLL = 2 * AAC_FRAME  # samples coded before a stretch and dropped (the encoder settles)
 POST_ROLL = 2 * AAC_FRAME  # samples coded after it and dropped (its last packet overlaps them)
 MIN_STRETCH_S = 8.0  # a stretch starts at a beat start at least this far from the last cut
+# A beat's stretch is cut again every this long from its start (the last piece up to twice
+# as long): an edit re-encodes from the piece it falls in, not from the beat's start. Each
+# piece is one more ffmpeg run (about 0.1 s) in a full build.
+PIECE_S = 4.0
 ENCODERS = 2  # ffmpeg processes encoding stretches at once
 
 
@@ -241,16 +245,27 @@ def on_grid(frames: int, fps: int) -> int:
 def adts_packets(data: bytes, where: Path) -> list[bytes]:
     """The packets of an ADTS stream, each with its 7-byte header (ffmpeg writes no CRC)."""
     packets, pos = [], 0
-    while pos < len(data):
-        head = data[pos : pos + 7]
-        if len(head) < 7 or head[0] != 0xFF or head[1] & 0xF0 != 0xF0:
-            raise SoundtrackError(f"{where}: not an ADTS stream at byte {pos}")
-        size = ((head[3] & 0x03) << 11) | (head[4] << 3) | (head[5] >> 5)
-        if size < 7:
-            raise SoundtrackError(f"{where}: ADTS packet of {size} bytes at byte {pos}")
+    for size in adts_packet_sizes(data, where):
         packets.append(data[pos : pos + size])
         pos += size
     return packets
+
+
+def adts_packet_sizes(data: bytes, where: Path, whole: bool = True) -> list[int]:
+    """The sizes of an ADTS stream's packets, every header checked (`whole` False: `data`
+    may end inside its last packet)."""
+    sizes, pos, end = [], 0, len(data)
+    while pos < end:
+        if pos + 7 > end or data[pos] != 0xFF or data[pos + 1] & 0xF0 != 0xF0:
+            raise SoundtrackError(f"{where}: not an ADTS stream at byte {pos}")
+        size = ((data[pos + 3] & 0x03) << 11) | (data[pos + 4] << 3) | (data[pos + 5] >> 5)
+        if size < 7:
+            raise SoundtrackError(f"{where}: ADTS packet of {size} bytes at byte {pos}")
+        sizes.append(size)
+        pos += size
+    if whole and pos != end:
+        raise SoundtrackError(f"{where}: its last ADTS packet is cut short")
+    return sizes
 
 
 @dataclass(frozen=True)
@@ -280,14 +295,20 @@ class Stretch:
 
 def stretch_cuts(beat_starts_s: Sequence[float], samples: int) -> tuple[int, ...]:
     """Where a scene's stretches start: at beat starts (on the packet grid), none closer than
-    `MIN_STRETCH_S` to the cut before or to the scene's end, so an edit in one beat re-encodes
-    the stretches from that beat on."""
-    cuts = [0]
+    `MIN_STRETCH_S` to the cut before or to the scene's end, and then every `PIECE_S` from
+    each of those (the last piece of each at least `PIECE_S` long). An edit re-encodes from
+    the piece it falls in to the scene's end; the pieces before it keep their samples (each
+    measured from its beat's start, whatever the scene's length now)."""
+    beats = [0]
     least = round(MIN_STRETCH_S * RATE_HZ)
     for start_s in beat_starts_s:
         cut = round(start_s * RATE_HZ / AAC_FRAME) * AAC_FRAME
-        if cut - cuts[-1] >= least and samples - cut >= least:
-            cuts.append(cut)
+        if cut - beats[-1] >= least and samples - cut >= least:
+            beats.append(cut)
+    piece = round(PIECE_S * RATE_HZ / AAC_FRAME) * AAC_FRAME
+    cuts: list[int] = []
+    for start, end in zip(beats, [*beats[1:], samples]):
+        cuts.extend(range(start, end - piece + 1, piece) if end - start >= piece else [start])
     return tuple(cuts)
 
 
@@ -424,8 +445,10 @@ def join_stretches(folder: Path, stretches: Sequence[Stretch], out: Path) -> Pat
     with atomic_path(Path(out)) as tmp, open(tmp, "wb") as sink:
         for i, stretch in enumerate(stretches):
             path = stretch_file(folder, stretch)
-            packets = adts_packets(path.read_bytes(), path)
-            sink.write(b"".join(packets if i == 0 else packets[1:]))
+            data = path.read_bytes()
+            # Only the first header is read (the file was written whole, from packets checked
+            # one by one): the lecture's 100 000 packets are copied as bytes, not walked.
+            sink.write(data if i == 0 else data[adts_packet_sizes(data[:7], path, whole=False)[0] :])
     return Path(out)
 
 
