@@ -239,13 +239,20 @@ def _build(args, console: Console) -> int:
         console.print(
             f"[yellow]{escape(INSECURE_MEANING.format(address=scheduler.address))}[/]", highlight=False, soft_wrap=True
         )
-    report = _unchanged_build(args, console)
-    if report is None:
-        from lecture.build.pipeline import build
+    from contextlib import nullcontext
 
-        report = build(
-            args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=scheduler, chunk_s=args.chunk_s
-        )
+    from lecture.farm import warm_start
+
+    # A manim process for the first chunk starts now, before this process imports the build:
+    # it imports manim on the other core meanwhile (renders on a cluster need none).
+    with warm_start.for_local_renders() if scheduler is None else nullcontext():
+        report = _unchanged_build(args, console)
+        if report is None:
+            from lecture.build.pipeline import build
+
+            report = build(
+                args.quality, only=args.only, jobs=args.jobs, console=console, scheduler=scheduler, chunk_s=args.chunk_s
+            )
     print_summary(report, console)
     if report.failed:
         return 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 import time
 from concurrent.futures import Executor
+from contextlib import nullcontext
 from pathlib import Path
 
 from rich.console import Console
@@ -36,6 +37,7 @@ from lecture.build.preflight import check_tools
 from lecture.build.render import default_jobs, render, render_executor
 from lecture.build.report import BuildReport, report, start_notices
 from lecture.build.state import Build
+from lecture.farm import warm_start
 from lecture.farm.cluster import SchedulerSpec, configured_scheduler
 from lecture.farm.launcher import ATTEMPT_PREFIX
 from lecture.plan import PlannedScene, load_plan, select
@@ -107,9 +109,17 @@ def _build_locked(
     # With more than one job the narration is mixed while the scenes render; with one,
     # everything runs in turn.
     background = (jobs or default_jobs()) > 1 or executor is not None or scheduler is not None
-    with BuildDisplay(console) as display:
+    # This process's own manim renders start from processes started ahead, which import
+    # manim on the other core while the build narrates and plans (`lecture.farm.warm_start`):
+    # the command line's (or watch's), else the build's own.
+    local = executor is None and scheduler is None
+    started = warm_start.current() if local else None
+    own = warm_start.for_local_renders() if local and started is None else nullcontext(started)
+    with BuildDisplay(console) as display, own as warm:
         narrated = narrate(this, display)
         todo = plan(this, narrated, display)
+        if warm is not None:
+            warm.expect(len(todo.to_render))
         with mixing_ahead(this, narrated, todo.reused, background) as ahead:
             # A cluster is started (or joined) only when there is something to render.
             with render_executor(executor, jobs, scheduler if todo.to_render else None) as renderer:

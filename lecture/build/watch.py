@@ -26,6 +26,7 @@ from rich.markup import escape
 from lecture.build.display import print_summary
 from lecture.build.lock import BuildLocked
 from lecture.build.pipeline import BuildReport, build
+from lecture.farm import warm_start
 from lecture.farm.scene_cache import scene_sources
 from lecture.plan import REPO_ROOT, load_plan, plan_path
 
@@ -86,6 +87,22 @@ def watch(
     """Build, then rebuild after each change, until interrupted or after `max_cycles`
     rebuilds; returns the last build's report."""
     console = console or Console(stderr=True)
+    # One manim process kept waiting, manim imported, for the next edit's first chunk.
+    with warm_start.for_local_renders(standing=1):
+        return _watch(quality, interval_s, settle_s, max_cycles, initial_build, jobs, console, plan_file, build_fn)
+
+
+def _watch(
+    quality: str,
+    interval_s: float,
+    settle_s: float,
+    max_cycles: int | None,
+    initial_build: bool,
+    jobs: int | None,
+    console: Console,
+    plan_file: Path | None,
+    build_fn: Callable[..., BuildReport],
+) -> BuildReport | None:
     last: BuildReport | None = None
     files = watched_files(plan_file)
     # A build is compared against the files as they were when it started, never as they

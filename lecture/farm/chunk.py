@@ -81,6 +81,18 @@ class ChunkResult:
 DASK_WORKER_ENV = frozenset({"MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
 
 
+def chunk_base_env(repo: str) -> dict[str, str]:
+    """The environment of every chunk's manim process from this one, before the chunk's own
+    variables (`ChildRequest.env`) are added: what a warm start is started in
+    (`lecture.farm.warm_start`)."""
+    return dict(
+        {k: v for k, v in os.environ.items() if k not in DASK_WORKER_ENV},
+        **ChildRequest(parent_pid=os.getpid()).env(),
+        COLUMNS="160",  # tracebacks not cut at 80 columns
+        PYTHONPATH=repo + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    )
+
+
 def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResult:
     start = time.monotonic()
     attempt = Path(unit.media_dir) / f"{ATTEMPT_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -95,12 +107,7 @@ def render_chunk(unit: ChunkUnit, progress: Progress | None = None) -> ChunkResu
         chunk_info=tmp_info,
         parent_pid=os.getpid(),
     )
-    env = dict(
-        {k: v for k, v in os.environ.items() if k not in DASK_WORKER_ENV},
-        **request.env(),
-        COLUMNS="160",  # tracebacks not cut at 80 columns
-        PYTHONPATH=unit.repo + os.pathsep + os.environ.get("PYTHONPATH", ""),
-    )
+    env = dict(chunk_base_env(unit.repo), **request.env())
     cmd = [
         unit.python,
         "-m",

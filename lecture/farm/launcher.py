@@ -86,10 +86,16 @@ class FrameCounter:
 
 
 def run_manim(cmd: list[str], env: dict, expected: int, progress: Progress | None) -> tuple[int, str]:
-    """Run manim, feeding its progress bars to `progress`; (exit status, output tail)."""
-    proc = subprocess.Popen(
-        cmd, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+    """Run manim, feeding its progress bars to `progress`; (exit status, output tail). A
+    process the build started ahead runs it when one can (`lecture.farm.warm_start`)."""
+    from lecture.farm import warm_start
+
+    warm = warm_start.current()
+    proc = warm.take(cmd, env) if warm is not None else None
+    if proc is None:
+        proc = subprocess.Popen(
+            cmd, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
     assert proc.stdout is not None  # noqa: S101 - Popen with stdout=PIPE always has it; tells mypy
     counter = FrameCounter()
     lines: list[str] = []

@@ -35,6 +35,7 @@ import runpy
 import signal
 import sys
 
+from lecture.farm.warm_start import WAIT_FLAG, wait_for_request
 from scenes.kit.protocol import ChildRequest, ChunkInfo
 
 
@@ -123,6 +124,8 @@ def _cpu_s() -> float:
 
 
 def main() -> None:
+    if sys.argv[1:2] == [WAIT_FLAG]:
+        _wait_for_chunk()
     _die_with_parent()
     request = ChildRequest.from_env()
     start, end = request.chunk_frames or (0, None)
@@ -140,6 +143,22 @@ def main() -> None:
             from voiceover.atomic import write_json
 
             write_json(request.chunk_info, gate.info().to_json())
+
+
+def _wait_for_chunk() -> None:
+    """Started ahead (`lecture.farm.warm_start`): import what every chunk imports before
+    `main` runs, then take the chunk's command line and variables from standard input."""
+    _die_with_parent()  # waiting, too, it dies with the build
+    import manim.cli.render.commands  # noqa: F401 - imported now, before the chunk is known
+    import manim.renderer.cairo_renderer  # noqa: F401
+
+    import lecture.farm.fast_copy  # noqa: F401
+    import lecture.farm.mobject_cache  # noqa: F401
+    import scenes.kit.narrated  # noqa: F401
+
+    argv, own = wait_for_request(sys.stdin.buffer)
+    os.environ.update(own)
+    sys.argv = [sys.argv[0], *argv]
 
 
 if __name__ == "__main__":
