@@ -206,6 +206,28 @@ def test_an_edit_inside_a_beat_keeps_the_frames_drawn_before_it(tmp_path, monkey
     assert framemd5(Path(second.output)) == framemd5(Path(unsplit.output))
 
 
+@pytest.mark.slow
+def test_a_head_copied_ahead_to_the_wrong_frame_is_copied_again_to_where_the_rest_starts(tmp_path, monkeypatch):
+    """The head is copied while the rest renders, to where the rest is planned to start; a
+    copy that guessed wrong (here made one frame short on purpose) is not used."""
+    monkeypatch.setattr(jobs, "MIN_HEAD_S", 0.0)
+    copy_head, calls = jobs._copy_head, []
+
+    def guessing_wrong(state, past):
+        calls.append(past)
+        return copy_head(state, past - 1 if len(calls) == 1 else past)
+
+    monkeypatch.setattr(jobs, "_copy_head", guessing_wrong)
+    c = ChunkScene(tmp_path / "edit", monkeypatch)
+    edited = _rendered_then_edited(c, "Que gira.", "Que gira y gira.")
+    second, parts = c.render(c.job(edited, "b"), chunk_s=None, workers=1)
+    assert [p.reused for p in parts] == [True, False]
+    assert calls == [parts[1].start_frame, parts[1].start_frame]  # ahead, then again once the rest was back
+    alone = ChunkScene(tmp_path / "alone", monkeypatch)
+    unsplit, _ = alone.render(alone.job(edited, "whole"), chunk_s=None, workers=1)
+    assert framemd5(Path(second.output)) == framemd5(Path(unsplit.output))
+
+
 def test_the_rest_is_parted_only_when_each_part_pays_its_start():
     assert jobs.rest_target_s(60.0, 2) == 30.0 and jobs.rest_target_s(60.0, 1) is None
     assert jobs.rest_target_s(60.0, 8) == 20.0 and jobs.rest_target_s(30.0, 2) is None

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -121,6 +121,9 @@ class _Scene:
     errors: list[str] = field(default_factory=list)
     retried: bool = False
     head: scene_cache.CacheRecord | None = None  # an earlier render lending chunk 0's frames
+    # Those frames copied while the rest renders, up to where the rest is planned to start:
+    # (that frame, the copy or None when it did not come out whole).
+    head_copy: Future | None = None
 
     @property
     def split(self) -> bool:
@@ -186,24 +189,33 @@ def run_chunked(
     order = sorted(((s, i) for s in states for i in s.missing()), key=lambda si: -si[0].chunks[si[1]].frames)
     for state, i in order:
         submit(state, [i])
-    for state in states:
-        if state.complete:  # every chunk kept from earlier builds
-            done = _finish(state, submit)
-            if done is not None:
-                yield done
-    while pending:
-        finished, _ = wait(list(pending), timeout=POLL_S, return_when=FIRST_COMPLETED)
-        for fut in finished:
-            state, i = pending.pop(fut)
-            state.results[i] = _collect(runner, fut, state, i, numbers_digest)
-            if state.results[i].ok and state.split:  # remote chunks report no frames while they run
-                name = state.job.unit.scene
-                progress[name][i] = state.results[i].frames_written
-                display.frames(name, sum(progress[name].values()), total_frames(state.timeline, quality.fps))
-            if state.complete:
+    # A lent head is copied while the rest renders, not after it (the rest starts at the
+    # animation it was planned at, unless the scene's code changed where its animations fall).
+    lending = ThreadPoolExecutor(max_workers=1, thread_name_prefix="head")
+    try:
+        for state in states:
+            if state.head is not None:
+                state.head_copy = lending.submit(_copy_head, state, state.chunks[1].start_frame)
+        for state in states:
+            if state.complete:  # every chunk kept from earlier builds
                 done = _finish(state, submit)
                 if done is not None:
                     yield done
+        while pending:
+            finished, _ = wait(list(pending), timeout=POLL_S, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                state, i = pending.pop(fut)
+                state.results[i] = _collect(runner, fut, state, i, numbers_digest)
+                if state.results[i].ok and state.split:  # remote chunks report no frames while they run
+                    name = state.job.unit.scene
+                    progress[name][i] = state.results[i].frames_written
+                    display.frames(name, sum(progress[name].values()), total_frames(state.timeline, quality.fps))
+                if state.complete:
+                    done = _finish(state, submit)
+                    if done is not None:
+                        yield done
+    finally:
+        lending.shutdown(wait=True)
 
 
 def _numbers_now():
@@ -507,25 +519,37 @@ def _finish(state: _Scene, submit) -> tuple[SceneJob, RenderResult, tuple[ChunkO
 def _lend_head(state: _Scene) -> bool:
     """Chunk 0 copied from the earlier render: its frames up to where chunk 1's first
     animation starts (a group of pictures starts there). False when they do not come out so."""
-    from lecture.media.ffmpeg import FfmpegError, copy_first_frames, count_packets
-
     record, rest = state.head, state.results[1]
     assert record is not None
     past = rest.first_frame if rest.first_frame is not None else rest.end_frame
     if not 0 < past <= record.frames:
         return False
-    out = state.folder / f"{state.keys[0]}.mp4"
-    try:
-        copy_first_frames(record.video_path(Path(state.job.unit.output).parent), past, out)
-        if count_packets(out) != past:
-            return False
-    except (OSError, FfmpegError, ValueError):
+    copied = state.head_copy.result() if state.head_copy is not None else None
+    out = copied[1] if copied is not None and copied[0] == past else _copy_head(state, past)[1]
+    if out is None:
         return False
     state.results[0] = ChunkResult(
         state.job.unit.scene, 0, True, str(out), rest.log, 0.0, first_frame=0, end_frame=past, frames_written=past
     )
     state.reused.add(0)
     return True
+
+
+def _copy_head(state: _Scene, past: int) -> tuple[int, Path | None]:
+    """The earlier render's first `past` frames as chunk 0: (past, the copy, or None when
+    it did not come out with exactly those frames)."""
+    from lecture.media.ffmpeg import FfmpegError, copy_first_frames, count_packets
+
+    record = state.head
+    assert record is not None
+    out = state.folder / f"{state.keys[0]}.mp4"
+    if not 0 < past <= record.frames:
+        return past, None
+    try:
+        copy_first_frames(record.video_path(Path(state.job.unit.output).parent), past, out)
+        return past, out if count_packets(out) == past else None
+    except (OSError, FfmpegError, ValueError):
+        return past, None
 
 
 def _outcomes(state: _Scene) -> tuple[ChunkOutcome, ...]:
