@@ -113,6 +113,17 @@ def test_stretches_encoded_apart_decode_where_one_encoding_would_and_only_change
     assert [(s.scene, again.index(s)) for s in redone] == [("s1", 7), ("s2", 8)]
 
 
+def test_a_stretch_encoded_beside_others_in_one_process_holds_the_bytes_it_holds_encoded_alone(tmp_path):
+    scenes, stretches = _lecture(tmp_path, [21.0, 9.0], [4, 5])
+    alone, together = tmp_path / "alone", tmp_path / "together"
+    for stretch in stretches[:3]:
+        st.encode_runs(scenes, [[stretch]], alone)
+    st.encode_runs(scenes, [[s] for s in stretches[:3]], together)
+    for stretch in stretches[:3]:
+        assert st.stretch_file(alone, stretch).read_bytes() == st.stretch_file(together, stretch).read_bytes()
+    assert not list(together.glob("*.part"))  # the batch's WAV and ADTS files are gone
+
+
 # -- video: the head of an earlier render -----------------------------------------------------
 def test_the_cut_falls_at_the_first_beat_that_changed():
     before = timeline_of(("a", 8.0, {}), ("b", 3.0, {}), ("c", 9.0, {"x": 1.0}))

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
-from lecture.media.ffmpeg import AAC_ARGS, encode_adts, run_ffmpeg
+from lecture.media.ffmpeg import AAC_ARGS, encode_adts_each, run_ffmpeg
 from voiceover.atomic import atomic_path, write_json
 from voiceover.audio_format import CEILING_DBTP, CHANNELS, OVERSAMPLING, RATE_HZ, limiter_chain
 
@@ -393,48 +393,69 @@ def stretch_file(folder: Path, stretch: Stretch) -> Path:
     return Path(folder) / f"{stretch.digest}.aac"
 
 
-def encode_run(scenes: Sequence[ScenePcm], run: Sequence[Stretch], folder: Path) -> None:
-    """Encode consecutive stretches in one pass with their rolls and keep each one's packets
-    (the one before included) in its own file."""
+def encode_runs(scenes: Sequence[ScenePcm], runs: Sequence[Sequence[Stretch]], folder: Path) -> None:
+    """Encode each run of consecutive stretches in one pass with its rolls and keep each
+    stretch's packets (the one before included) in its own file: every run its own
+    encoding, all of them in one ffmpeg process."""
+    folder.mkdir(parents=True, exist_ok=True)
+    # *.part: a killed build's leftovers are swept
+    files = [(folder / f".run-{r[0].digest}.wav.part", folder / f".run-{r[0].digest}.adts.part") for r in runs]
+    try:
+        starts = []
+        for run, (wav, _) in zip(runs, files):
+            lo, pcm = _run_pcm(scenes, run)
+            soundfile.write(str(wav), pcm, RATE_HZ, subtype="PCM_16", format="WAV")
+            starts.append(lo)
+        stretches = sum(len(r) for r in runs)
+        encode_adts_each(files, f"encoding {stretches} stretches of the narration")
+        for run, lo, (_, adts) in zip(runs, starts, files):
+            _keep_packets(run, lo, adts_packets(adts.read_bytes(), adts), folder, adts)
+    finally:
+        for wav, adts in files:
+            wav.unlink(missing_ok=True)
+            adts.unlink(missing_ok=True)
+
+
+def _run_pcm(scenes: Sequence[ScenePcm], run: Sequence[Stretch]) -> tuple[int, np.ndarray]:
+    """The lecture's samples a run is encoded from, its rolls included: (first sample, PCM)."""
     starts = np.cumsum([0] + [s.samples for s in scenes])
     lo, hi = run[0].start - PRE_ROLL - AAC_FRAME, run[-1].end + POST_ROLL
-    parts = []
+    pcm = np.zeros((hi - lo, CHANNELS), dtype=np.int16)
     for scene, first in zip(scenes, starts):
         a, b = max(lo, first), min(hi, first + scene.samples)
         if a < b:
-            parts.append((a, read_pcm(scene.wav, a - first, b - first, scene.samples)))
-    pcm = np.zeros((hi - lo, CHANNELS), dtype=np.int16)
-    for a, data in parts:
-        pcm[a - lo : a - lo + len(data)] = data
-    folder.mkdir(parents=True, exist_ok=True)
-    wav = folder / f".run-{run[0].digest}.wav.part"  # *.part: a killed build's leftovers are swept
-    adts = folder / f".run-{run[0].digest}.adts.part"
-    try:
-        soundfile.write(str(wav), pcm, RATE_HZ, subtype="PCM_16", format="WAV")
-        encode_adts(wav, adts, f"encoding {len(run)} stretches of the narration")
-        packets = adts_packets(adts.read_bytes(), adts)
-    finally:
-        wav.unlink(missing_ok=True)
-        adts.unlink(missing_ok=True)
+            data = read_pcm(scene.wav, a - first, b - first, scene.samples)
+            pcm[a - lo : a - lo + len(data)] = data
+    return int(lo), pcm
+
+
+def _keep_packets(run: Sequence[Stretch], lo: int, packets: list[bytes], folder: Path, where: Path) -> None:
     # Packet k of an encoding decodes its input's samples [1024 (k - 1), 1024 k): the encoder
     # delays everything by one packet (its priming).
     for stretch in run:
         first = (stretch.start - lo) // AAC_FRAME  # the packet before the stretch's first
         kept = packets[first : first + 1 + stretch.packets]
         if len(kept) != 1 + stretch.packets:
-            raise SoundtrackError(f"{adts}: {len(packets)} packets, the stretch needs {first + 1 + stretch.packets}")
+            raise SoundtrackError(f"{where}: {len(packets)} packets, the stretch needs {first + 1 + stretch.packets}")
         with atomic_path(stretch_file(folder, stretch)) as tmp:
             tmp.write_bytes(b"".join(kept))
 
 
+BATCH = 8  # stretches encoded by one ffmpeg process, each in its own encoding
+
+
 def encode_stretches(scenes: Sequence[ScenePcm], stretches: Sequence[Stretch], folder: Path) -> list[Stretch]:
     """Encode the stretches whose files are missing, each in its own pass (with its rolls),
-    `ENCODERS` passes at once; the stretches encoded."""
+    up to `BATCH` passes per ffmpeg process and `ENCODERS` processes at once; the stretches
+    encoded."""
     from concurrent.futures import ThreadPoolExecutor
 
     todo = list({s.digest: s for s in stretches if not stretch_file(folder, s).is_file()}.values())
+    # As many processes as encoders at least, so a few stretches still encode side by side.
+    size = max(1, min(BATCH, -(-len(todo) // ENCODERS)))
+    batches = [todo[i : i + size] for i in range(0, len(todo), size)]
     with ThreadPoolExecutor(max_workers=ENCODERS) as pool:
-        for job in [pool.submit(encode_run, scenes, [s], folder) for s in todo]:
+        for job in [pool.submit(encode_runs, scenes, [[s] for s in batch], folder) for batch in batches]:
             job.result()
     return todo
 
