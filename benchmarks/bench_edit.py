@@ -103,6 +103,14 @@ class Lecture:
         return {p: p.stat().st_mtime_ns for p in self.work.rglob("*") if p.is_file()}
 
 
+def cpu_reference_s() -> float:
+    """CPU seconds of a fixed pure-Python loop in a fresh interpreter: how fast this machine
+    runs Python today (the figures above scale with it)."""
+    code = "import time\nt = time.process_time()\ns = 0\nfor i in range(10**7): s += i\nprint(time.process_time() - t)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return float(out)
+
+
 def newer(before: dict[Path, int], after: dict[Path, int]) -> list[Path]:
     return sorted(p for p, t in after.items() if before.get(p) != t)
 
@@ -264,6 +272,7 @@ def main() -> int:
                 }
             )
 
+        reference_s = [cpu_reference_s()]
         measure("sin cambios", 1.0)
         add_sentence(script, -1)
         measure("frase añadida al último beat", 8.0)
@@ -275,6 +284,7 @@ def main() -> int:
         lecture.build()  # back to the original, not measured
         what = change_number_format(lecture, script)
         measure(f"formato de un número ({what})", 3.0)
+        reference_s.append(cpu_reference_s())
         # The scene's full render as it ran just now (the first build's ran beside all the
         # others, on a machine busier or not): the first-beat edit renders it whole.
         first_beat = next(r for r in rows if "primer beat" in r["edit"])
@@ -290,6 +300,10 @@ def main() -> int:
         load = os.getloadavg()[0]
         print(f"copia de {args.source} en {dest}; carga al acabar: {load:.1f} en {os.cpu_count()} núcleos")
         print(f"compilación completa: {full_s:.1f} s")
+        print(
+            f"referencia de CPU (un bucle fijo de Python; compara máquinas y días): "
+            f"{reference_s[0]:.2f} s antes de las ediciones, {reference_s[1]:.2f} s después"
+        )
         print(
             f"escena más larga: «{scene}», {frames[scene] / 15:.1f} s; su render completo: {scene_render_s:.1f} s "
             "(el de la edición del primer beat)"
@@ -313,6 +327,7 @@ def main() -> int:
                     "scene": scene,
                     "scene_s": frames[scene] / 15,
                     "scene_render_s": scene_render_s,
+                    "cpu_reference_s": reference_s,
                     "rows": rows,
                 },
                 ensure_ascii=False,
