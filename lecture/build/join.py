@@ -15,7 +15,7 @@ from lecture.build.signatures import Kept, signature, unless_fresh
 from lecture.build.state import Build, BuildProgress, Failure
 from lecture.farm import scene_cache
 from lecture.media.chapter_marks import SceneSpan, chapters_text, make_chapters, youtube_problems
-from lecture.media.ffmpeg import concat_mux
+from lecture.media.mp4_join import write_mp4
 from voiceover.atomic import write_json, write_text
 from voiceover.audio_format import RATE_HZ
 from voiceover.timeline import Timeline
@@ -93,7 +93,7 @@ def lecture_video(
     remade = unless_fresh(
         lecture,
         signature([video_sig, audio_sig]),
-        lambda: concat_mux(videos, narration, lecture, "scene videos"),
+        lambda: write_mp4(videos, narration, lecture, "scene videos"),
         Kept(build.work.versions, KEPT_LECTURE),
     )
     return lecture, remade

@@ -12,7 +12,7 @@ from lecture.build.mix import KEPT_OUTPUTS, Mixed
 from lecture.build.signatures import Kept, signature, unless_fresh
 from lecture.build.state import Build, BuildProgress, Failure
 from lecture.farm import scene_cache
-from lecture.media.ffmpeg import mux_copy
+from lecture.media.mp4_join import write_mp4
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,6 @@ def scene_video(build: Build, name: str, record: scene_cache.CacheRecord, encode
     return unless_fresh(
         out,
         signature([record.key, sig]),
-        lambda: mux_copy(video, m4a, out),
+        lambda: write_mp4([video], m4a, out, f"{name}.mp4"),
         Kept(build.work.versions, KEPT_OUTPUTS),
     )
