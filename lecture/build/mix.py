@@ -13,16 +13,12 @@ out with the frames expected, as they do.
 
 from __future__ import annotations
 
-import os
-import sys
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 
@@ -39,13 +35,7 @@ from voiceover.atomic import write_json
 from voiceover.audio_format import CEILING_DBTP, RATE_HZ, TARGET_LUFS
 from voiceover.timeline import Timeline
 
-T = TypeVar("T")
-
 GAIN_ATTEMPTS = 4  # limiting takes a little loudness away: the gain is corrected from the result
-# The narration made ahead has slack behind the renders, which are an edit's critical path:
-# on 2 cores its thread (and the ffmpeg it starts) yields the CPU to them. Measured on a
-# last-beat edit: 0.7 s sooner (benchmarks/RESULTS.md).
-AHEAD_NICENESS = 10
 
 
 @dataclass(frozen=True)
@@ -100,20 +90,10 @@ def mixing_ahead(
     expected = fitted_timelines(build, narrated, reused)
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="narration")
     try:
-        job = pool.submit(yielding, prepare_audio, build, expected) if background else None
+        job = pool.submit(prepare_audio, build, expected) if background else None
         yield MixAhead(expected, job)
     finally:
         pool.shutdown(wait=True)
-
-
-def yielding(work: Callable[..., T], *args: object) -> T:
-    """`work(*args)` with the calling thread, and the processes it starts, at a lower CPU
-    priority (`AHEAD_NICENESS` more, up to 19). Linux keeps a niceness per thread, so only
-    this thread yields; call it on a thread of its own, as it is never raised again."""
-    if sys.platform == "linux":
-        me = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, me, min(os.getpriority(os.PRIO_PROCESS, me) + AHEAD_NICENESS, 19))
-    return work(*args)
 
 
 def mix(build: Build, narrated: Narrated, records: Mapping[str, scene_cache.CacheRecord], ahead: MixAhead) -> Mixed:
