@@ -241,11 +241,14 @@ def _build(args, console: Console) -> int:
         )
     from contextlib import nullcontext
 
+    from lecture.build.lock import build_lock
     from lecture.farm import warm_start
+    from lecture.qualities import get_quality
 
     # A manim process for the first chunk starts now, before this process imports the build:
-    # it imports manim on the other core meanwhile (renders on a cluster need none).
-    with warm_start.for_local_renders() if scheduler is None else nullcontext():
+    # it imports manim on the other core meanwhile (renders on a cluster need none). One lock
+    # across the quick answer and the build: no second build slips in between.
+    with warm_start.for_local_renders() if scheduler is None else nullcontext(), build_lock(get_quality(args.quality)):
         report = _unchanged_build(args, console)
         if report is None:
             from lecture.build.pipeline import build
@@ -263,7 +266,7 @@ def _build(args, console: Console) -> int:
 
 def _unchanged_build(args, console: Console):
     """The last build's summary when nothing has changed since it (`lecture.build.unchanged`),
-    under the build lock like any build; None: build."""
+    under the build lock like any build (the caller's, held on into the build); None: build."""
     import time
 
     from lecture.build import unchanged

@@ -119,13 +119,19 @@ def test_a_second_build_stops_with_a_clear_message_and_the_first_completes(tmp_p
             return False
 
     assert _wait_for(first_holds_lock, first, timeout_s=60)
-    second = lecture.cli("build")
-    _, err = second.communicate(timeout=60)
-    assert second.returncode != 0
-    assert "otra compilación" in err and f"pid {first.pid}" in err
-    lecture.apply(monkeypatch)
-    with pytest.raises(BuildLocked, match="en curso"):
-        build("preview", console=quiet_console())
+    # Paused while it holds the lock, so the first cannot finish before the second starts,
+    # however fast the machine renders (CI once saw the second build find the lock free).
+    os.kill(first.pid, signal.SIGSTOP)
+    try:
+        second = lecture.cli("build")
+        _, err = second.communicate(timeout=60)
+        assert second.returncode != 0
+        assert "otra compilación" in err and f"pid {first.pid}" in err
+        lecture.apply(monkeypatch)
+        with pytest.raises(BuildLocked, match="en curso"):
+            build("preview", console=quiet_console())
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
     _, err = first.communicate(timeout=180)
     assert first.returncode == 0, err
     _assert_valid_lecture(lecture)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import socket
+import threading
 from contextlib import nullcontext
 from types import SimpleNamespace
 
@@ -115,8 +116,23 @@ def test_another_build_or_publish_running_exits_3(tiny, monkeypatch, capsys):
     from lecture.youtube.publish import publish_lock
 
     monkeypatch.setattr("lecture.build.pipeline.check_tools", lambda: None)
-    with build_lock(get_quality("preview")):
+    held, release = threading.Event(), threading.Event()
+
+    def other_build() -> None:  # in its own thread: the lock is held on only by its own thread
+        with build_lock(get_quality("preview")):
+            held.set()
+            release.wait(timeout=60)
+
+    holder = threading.Thread(target=other_build)
+    holder.start()
+    try:
+        assert held.wait(timeout=10)
         fails(capsys, ["build"], exit_status.LOCKED, "otra compilación de ffn-video está en curso")
+    finally:
+        release.set()
+        holder.join()
+    with build_lock(get_quality("preview")), build_lock(get_quality("preview")):
+        pass  # taken again by the thread that holds it: held on, not refused
     with publish_lock(bundle_paths("preview")):
         line = fails(capsys, ["publish", "--dry-run", "--quality", "preview"], exit_status.LOCKED)
     assert "publica" in line or "paquete" in line
