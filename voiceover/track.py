@@ -10,6 +10,7 @@ lecture as a whole (`lecture.media.soundtrack`).
 
 from __future__ import annotations
 
+import wave
 from pathlib import Path
 
 import numpy as np
@@ -70,9 +71,12 @@ def scene_samples(timeline: Timeline) -> np.ndarray:
 
 
 def write_scene_track(timeline: Timeline, out_wav: Path) -> Path:
-    """The scene's narration as 48 kHz stereo 16-bit WAV, not yet normalised."""
-    mono = scene_audio(timeline)
-    stereo = AudioSegment.from_mono_audiosegments(mono, mono)
-    with atomic_path(Path(out_wav)) as tmp:
-        stereo.export(str(tmp), format="wav")
+    """The scene's narration as 48 kHz stereo 16-bit WAV, not yet normalised: each sample
+    twice (what pydub's `from_mono_audiosegments` and `export` write, at a tenth of the CPU)."""
+    mono = np.frombuffer(scene_audio(timeline).raw_data, dtype="<i2")
+    with atomic_path(Path(out_wav)) as tmp, wave.open(str(tmp), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(SAMPLE_WIDTH_BYTES)
+        out.setframerate(RATE_HZ)
+        out.writeframes(np.repeat(mono, 2).tobytes())
     return Path(out_wav)

@@ -38,6 +38,7 @@ import numpy as np
 import soundfile
 
 from lecture.media.ffmpeg import AAC_ARGS, encode_adts_each, run_ffmpeg
+from lecture.media.filters import k_weighted, oversampled
 from voiceover.atomic import atomic_path, write_json
 from voiceover.audio_format import CEILING_DBTP, CHANNELS, OVERSAMPLING, RATE_HZ, limiter_chain
 
@@ -60,12 +61,9 @@ def _ffmpeg(args: list[str], what: str) -> None:
 def block_energies(wav: Path) -> np.ndarray:
     """Mean square of the K-weighted signal in each 400 ms block (100 ms hop), summed over
     channels: everything BS.1770 gating needs from one scene."""
-    import pyloudnorm
-
-    data, rate = soundfile.read(str(wav), dtype="float64", always_2d=True)
+    data, rate = soundfile.read(str(wav), dtype="float32", always_2d=True)  # 16-bit PCM: exact
     if rate != RATE_HZ:
         raise SoundtrackError(f"{wav}: {rate} Hz, expected {RATE_HZ}")
-    meter = pyloudnorm.Meter(rate)
     block, hop = int(BLOCK_S * rate), int(HOP_S * rate)
     if len(data) < block:
         return np.zeros(0)
@@ -78,9 +76,7 @@ def block_energies(wav: Path) -> np.ndarray:
         # (x + x is exact), at a third of the filtering's cost.
         same = next((e for seen, e in done if np.array_equal(seen, x)), None)
         if same is None:
-            y = x
-            for stage in meter._filters.values():  # the K-weighting pre-filter and RLB high-pass
-                y = stage.apply_filter(y)
+            y = k_weighted(x, rate).astype(np.float64)
             sums = np.concatenate([[0.0], np.cumsum(y * y)])
             same = (sums[starts + block] - sums[starts]) / block
             done.append((x, same))
@@ -103,10 +99,8 @@ def integrated_lufs(energies: Sequence[np.ndarray]) -> float:
 
 def true_peak_dbtp(wav: Path) -> float:
     """True peak, 4x oversampled (dual-mono narration: one channel tells both)."""
-    from scipy.signal import resample_poly
-
     data, _ = soundfile.read(str(wav), dtype="float32", always_2d=True)
-    over = resample_poly(data[:, 0], OVERSAMPLING, 1)
+    over = oversampled(data[:, 0], OVERSAMPLING)
     peak = float(np.max(np.abs(over))) if over.size else 0.0
     return 20 * np.log10(peak) if peak > 0 else float("-inf")
 
@@ -331,7 +325,7 @@ def _hash(pcm: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(pcm).tobytes()).hexdigest()[:24]
 
 
-PEAK_MARGIN = 16  # samples either side a stretch's oversampled peak depends on (scipy's filter reaches 11)
+PEAK_MARGIN = 16  # samples either side a stretch's oversampled peak depends on (the filter reaches 10)
 
 
 def scene_hashes(scene: ScenePcm, known_peaks: dict[str, float] | None = None) -> dict:
@@ -364,9 +358,7 @@ def scene_hashes(scene: ScenePcm, known_peaks: dict[str, float] | None = None) -
 def _window_peak_dbtp(x: np.ndarray, a: int, b: int) -> float:
     """True peak of samples `[a, b)` of `x` (int16), oversampled as the whole track would be:
     `x` holds the samples around them that the filter reaches (or the track's own edge)."""
-    from scipy.signal import resample_poly
-
-    over = resample_poly(x.astype(np.float32) / 32768.0, OVERSAMPLING, 1)[a * OVERSAMPLING : b * OVERSAMPLING]
+    over = oversampled(x.astype(np.float32) / 32768.0, OVERSAMPLING)[a * OVERSAMPLING : b * OVERSAMPLING]
     peak = float(np.max(np.abs(over))) if over.size else 0.0
     return 20 * np.log10(peak) if peak > 0 else float("-inf")
 
