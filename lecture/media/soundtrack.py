@@ -38,7 +38,7 @@ import numpy as np
 import soundfile
 
 from lecture.media.ffmpeg import AAC_ARGS, encode_adts_each, run_ffmpeg
-from lecture.media.filters import k_weighted, oversampled
+from voiceover.filters import k_weighted, oversampled
 from voiceover.atomic import atomic_path, write_json
 from voiceover.audio_format import CEILING_DBTP, CHANNELS, OVERSAMPLING, RATE_HZ, limiter_chain
 

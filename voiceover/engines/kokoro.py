@@ -221,10 +221,11 @@ class KokoroEngine:
         """One sentence in one pass (see `AlignedEngine`): writes `out_wav` at 48 kHz and
         returns where each unit's first phoneme starts, in samples, then the length."""
         import soundfile
-        from scipy.signal import resample_poly
+
+        from voiceover.filters import oversampled  # resample_poly's filter, without importing scipy
 
         audio, starts = self.speak(units)
-        clip = resample_poly(audio.astype(np.float64), UPSAMPLE, 1)
+        clip = oversampled(audio.astype(np.float64), UPSAMPLE)
         pcm = np.clip(np.round(clip * 32767.0), -32768, 32767).astype(np.int16)
         soundfile.write(str(out_wav), pcm, CLIP_RATE_HZ, subtype="PCM_16", format="WAV")
         return [UPSAMPLE * s for s in starts]

@@ -11,8 +11,8 @@ import pytest
 import soundfile
 from scipy.signal import lfilter, resample_poly
 
-from lecture.media import filters
 from lecture.media import soundtrack as st
+from voiceover import filters
 
 
 def _signals() -> list[np.ndarray]:
