@@ -79,4 +79,5 @@ def _oversampling_filter(factor: int) -> np.ndarray:
     taps = 2 * OVERSAMPLING_HALF_TAPS * factor + 1
     m = np.arange(taps) - (taps - 1) / 2
     h = np.sinc(m / factor) / factor * np.kaiser(taps, OVERSAMPLING_KAISER_BETA)
-    return h / h.sum() * factor
+    scaled: np.ndarray = h / h.sum() * factor
+    return scaled
