@@ -1,7 +1,7 @@
 """reveal.js, the deck's player: the npm package pinned to one version, its files checked.
 
 Nothing of it is in the repository. `python -m lecture.classroom.revealjs install` (run by
-`setup.sh`) runs `npm pack reveal.js@VERSION` in a temporary folder, refuses a tarball whose
+`setup.sh`) runs `npm pack reveal.js@VERSION` (`voiceover.npm_pack`), refuses a tarball whose
 SHA-512 is not the registry's integrity pinned here, and keeps the few files a deck needs
 (`FILES`, each checked against its own SHA-256) in the user's cache folder,
 `${XDG_CACHE_HOME:-~/.cache}/ffn-video/reveal.js-VERSION/`, the way the Kokoro voices are
@@ -12,18 +12,14 @@ folder opens from `file://` with no network.
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
 import os
 import shutil
-import subprocess
 import sys
-import tarfile
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from voiceover.atomic import atomic_path, sha256_file
+from voiceover.npm_pack import NpmPackError, packed_files
 
 VERSION = "6.0.2"
 PACKAGE = f"reveal.js@{VERSION}"
@@ -69,38 +65,16 @@ def check(root: Path | None = None) -> Path:
 
 
 def fetch(root: Path) -> None:
-    """`npm pack` the pinned package in a temporary folder; keep `FILES`, every hash checked."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RevealAssetError(
-            f"se necesita npm una vez para traer {PACKAGE}; instala Node.js/npm y ejecuta: {REPAIR_COMMAND}"
-        )
-    with tempfile.TemporaryDirectory(prefix="revealjs.") as tmp:
-        proc = subprocess.run([npm, "pack", PACKAGE, "--silent"], cwd=tmp, capture_output=True, text=True)
-        tarballs = sorted(Path(tmp).glob("*.tgz"))
-        if proc.returncode != 0 or not tarballs:
-            raise RevealAssetError(f"`npm pack {PACKAGE}` falló ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-        integrity = base64.b64encode(hashlib.sha512(tarballs[0].read_bytes()).digest()).decode()
-        if integrity != TARBALL_SHA512:
-            raise RevealAssetError(
-                f"el paquete {PACKAGE} tiene sha512 {integrity[:24]}…, se esperaba {TARBALL_SHA512[:24]}…: rechazado"
-            )
-        with tarfile.open(tarballs[0], "r:gz") as tar:
-            for name, want in FILES.items():
-                try:
-                    member = tar.extractfile(f"package/{name}")
-                except KeyError:
-                    member = None
-                if member is None:
-                    raise RevealAssetError(f"{PACKAGE} no trae {name}")
-                data = member.read()
-                got = hashlib.sha256(data).hexdigest()
-                if got != want:
-                    raise RevealAssetError(f"{name} de {PACKAGE} tiene sha256 {got}, se esperaba {want}: rechazado")
-                target = root / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with atomic_path(target) as out:
-                    out.write_bytes(data)
+    """`npm pack` the pinned package (`voiceover.npm_pack`); keep `FILES`, every hash checked."""
+    try:
+        files = packed_files(PACKAGE, FILES, TARBALL_SHA512)
+    except NpmPackError as err:
+        raise RevealAssetError(f"{err}; se repara con: {REPAIR_COMMAND}") from None
+    for name, data in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(target) as out:
+            out.write_bytes(data)
 
 
 def install(root: Path | None = None, log: Callable[[str], object] = print) -> Path:

