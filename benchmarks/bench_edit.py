@@ -4,7 +4,8 @@
 
 Copies the repository (`--source`, by default this one: sources, narration scripts, the
 narration and `ffn_core` caches; never the build cache or the renders) to `--dest` (default a
-new folder under /tmp/h7/), points `FFN_CACHE_DIR` and `FFN_RENDERS_DIR` there, builds the
+new folder under /tmp/h7/), points `FFN_CACHE_DIR` and `FFN_RENDERS_DIR` there (and lets Python
+keep the copy's compiled modules, as it does by default), builds the
 whole lecture at preview once (narrated with espeak-ng unless `--voice kokoro`: Kokoro would
 make that first build minutes longer and the figures below do not depend on the voice), then
 times `ffn-video build` after each of these edits to the longest scene's script:
@@ -65,6 +66,10 @@ class Lecture:
             FFN_VOICE_ENGINE="kokoro" if voice == "kokoro" else "espeak",
         )
         self.env.pop("FFN_PLAN", None)
+        # Python keeps the copy's compiled modules, as it does by default on a lecturer's
+        # machine; an environment that turns that off (this sandbox's does) would make every
+        # edit compile the repository's sources again, in the build and in its manim process.
+        self.bytecode_was_off = self.env.pop("PYTHONDONTWRITEBYTECODE", None) is not None
         self.work = repo / ".cache" / "build" / QUALITY
 
     def run(self, *args: str) -> float:
@@ -300,6 +305,8 @@ def main() -> int:
         load = os.getloadavg()[0]
         print(f"copia de {args.source} en {dest}; carga al acabar: {load:.1f} en {os.cpu_count()} núcleos")
         print(f"compilación completa: {full_s:.1f} s")
+        if lecture.bytecode_was_off:
+            print("módulos compilados: guardados en la copia (sin PYTHONDONTWRITEBYTECODE, como Python por omisión)")
         print(
             f"referencia de CPU (un bucle fijo de Python; compara máquinas y días): "
             f"{reference_s[0]:.2f} s antes de las ediciones, {reference_s[1]:.2f} s después"
