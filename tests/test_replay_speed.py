@@ -78,6 +78,39 @@ def test_a_cached_svg_parse_gives_the_points_and_colours_of_manims_own(tmp_path,
     assert len(list(folder.glob("*.pickle"))) == 3
 
 
+def test_a_text_made_after_other_texts_finds_the_parse_made_first(tmp_path, patched):
+    """cairo names a text's SVG after the surfaces the process made before it; the entry
+    does not depend on that name, and the text gets its own group name back."""
+    from manim import Text
+
+    folder = tmp_path / "mobjects"
+    mobject_cache.install(folder)
+    first = Text("Hola, ñandú", font_size=30)
+    svg = Path(first.get_file_path())
+    first_name = mobject_cache.without_surface_name(svg.read_bytes())[1]
+    (entry,) = folder.glob("*.pickle")
+    for word in ("uno", "dos", "tres"):
+        Text(word, font_size=30)
+    made = len(list(folder.glob("*.pickle")))
+    svg.unlink()  # as in another process: Pango draws the text again, into a later surface
+    again = Text("Hola, ñandú", font_size=30)
+    own = mobject_cache.without_surface_name(svg.read_bytes())[1]
+    assert own is not None and first_name is not None and own != first_name
+    assert len(list(folder.glob("*.pickle"))) == made and entry.exists()  # found, not parsed again
+    assert drawn_state(again) == drawn_state(first)
+    assert own in again.id_to_vgroup_dict and mobject_cache.SURFACE_NAME not in again.id_to_vgroup_dict
+    assert list(again.id_to_vgroup_dict).index(own) == list(first.id_to_vgroup_dict).index(first_name)
+
+
+def test_an_svg_that_names_its_surface_elsewhere_is_keyed_as_it_is():
+    data = b'<svg><g id="surface3"><use href="#surface3"/></g></svg>'
+    assert mobject_cache.without_surface_name(data) == (data, None)
+    two = b'<svg><g id="surface3"/><g id="surface4"/></svg>'
+    assert mobject_cache.without_surface_name(two) == (two, None)
+    one = b'<svg><g id="surface12"><path d="M 0 0"/></g></svg>'
+    assert mobject_cache.without_surface_name(one) == (b'<svg><g id="surface"><path d="M 0 0"/></g></svg>', "surface12")
+
+
 def _one_entry(tmp_path: Path):
     """An SVG parsed once with the cache on: (its file, the folder, what it draws, its entry)."""
     svg = tmp_path / "shapes.svg"

@@ -29,6 +29,7 @@ import hashlib
 import io
 import os
 import pickle
+import re
 import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -39,7 +40,15 @@ from typing import Any
 
 import svgelements as se  # type: ignore[import-untyped]
 
-FORMAT = 1  # bump when an entry's layout or what it holds changes
+FORMAT = 2  # bump when an entry's layout or what it holds changes (2: keyed without cairo's surface name)
+# cairo names the SVG a text is drawn into after a count of the surfaces this process made
+# before it (`<g id="surface21">`), and drawing a frame makes surfaces too: a text made after
+# the frames a render drew has other bytes than in a chunk that skipped them, so every tail
+# chunk missed the parses the scene's full render made. The name reaches the parse only as
+# the key of its group: an entry is keyed and kept under `SURFACE_NAME`, and the group is
+# given back the SVG's own name.
+_SURFACE_ID = re.compile(rb'id="(surface\d+)"')
+SURFACE_NAME = "surface"
 FOLDER = "mobjects"  # under the build's SVG cache (`lecture.layout.svg_cache_dir()`)
 # The folder's bound: about 100 kB per text, the whole lecture's texts in about 150 MB.
 MAX_BYTES = 400 * 1024 * 1024
@@ -220,13 +229,15 @@ def install(folder: Path | None) -> None:
             return original(self)
         file_path = self.get_file_path()
         data = file_path.read_bytes()
-        key = entry_key(self, data)
+        named, surface = without_surface_name(data)
+        key = entry_key(self, named)
         entry = store.load(key)
         if entry is None:
             mobjects, groups = _parse(self, file_path, data)
-            store.save(key, mobjects, groups)
+            store.save(key, mobjects, _renamed(groups, surface, SURFACE_NAME))
         else:
             mobjects, groups = entry
+            groups = _renamed(groups, SURFACE_NAME, surface)
         # What manim's own generate_mobject does with its parse.
         from manim import RIGHT
 
@@ -247,6 +258,22 @@ def _sharing_path(init: Callable[..., None]) -> Callable[..., None]:
 
     __init__._ffn_shares_path = True  # type: ignore[attr-defined]
     return __init__
+
+
+def without_surface_name(data: bytes) -> tuple[bytes, str | None]:
+    """The SVG's bytes with cairo's surface name made `SURFACE_NAME`, and the name it had
+    (None, and the bytes as they are, unless it has exactly one, named nowhere else)."""
+    names = _SURFACE_ID.findall(data)
+    if len(names) != 1 or data.count(names[0]) != 1:
+        return data, None
+    return _SURFACE_ID.sub(f'id="{SURFACE_NAME}"'.encode(), data), names[0].decode()
+
+
+def _renamed(groups: dict, old: str | None, new: str | None) -> dict:
+    """`groups` with the group `old` under the name `new`, in the same place."""
+    if old is None or new is None or old == new or old not in groups:
+        return groups
+    return {new if name == old else name: group for name, group in groups.items()}
 
 
 def entry_key(mob, data: bytes) -> str:
